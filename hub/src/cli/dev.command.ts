@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { loadSettings } from '../config/settings.js';
+import { createLogger } from '../log/logger.js';
+import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
+import { closeOnSignals, serveApi } from '../server/serve-api.js';
+
+export function registerDevCommand(program: Command): void {
+  program
+    .command('dev')
+    .description('everything in one process for a laptop: API on 127.0.0.1:3000, embedded database, a ready key')
+    .action(async () => {
+      const settings = loadSettings(process.env, 'dev');
+      const log = createLogger(settings.LOG_LEVEL, { process: 'dev' });
+      const dev = loadOrCreateDevCredentials(settings.MEERKAT_DATA_DIR);
+      const useDevKey = settings.AUTH_MODE === 'api-key' && settings.AUTH_API_KEYS.length === 0;
+      const running = await serveApi({
+        settings,
+        log,
+        migrate: true,
+        extraApiKeys: useDevKey ? [dev.entry] : [],
+        secretsKey: settings.SECRETS_KEY ?? dev.secretsKey,
+      });
+      closeOnSignals(running, log);
+      const lines = [
+        '',
+        `Meerkat dev hub on ${running.url} (${running.database.description})`,
+        ...(useDevKey
+          ? [
+              `API key (organization "${dev.entry.organizationId}", role admin${dev.created ? ', created now' : ''}): ${dev.apiKey}`,
+              `Try: curl -H "Authorization: Bearer ${dev.apiKey}" ${running.url}/connections`,
+            ]
+          : [`Authentication: AUTH_MODE=${settings.AUTH_MODE} with the configured keys or issuer.`]),
+        '',
+      ];
+      process.stdout.write(lines.join('\n') + '\n');
+    });
+}

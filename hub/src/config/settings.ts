@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import type { ApiKeyEntry } from '../auth/api-keys.js';
+import { organizationIdSchema, roleSchema } from '../auth/principal.js';
+
+/** The process kinds of DESIGN.md; some defaults depend on which one is starting. */
+export type ProcessKind = 'dev' | 'hub' | 'scheduler' | 'worker' | 'runner' | 'operator' | 'admin';
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const optionalUrl = optionalString.pipe(z.url().optional());
+
+const locationSchema = z.object({
+  name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a location name is a DNS label'),
+  executor: z.enum(['worker', 'job']),
+});
+export type Location = z.infer<typeof locationSchema>;
+
+/** `LOCATIONS` is `name[:executor]` entries separated by commas; the executor defaults to `worker`. */
+const locations = z
+  .string()
+  .default('default:worker')
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+      .map((entry) => {
+        const [name = '', executor = 'worker'] = entry.split(':');
+        return { name, executor };
+      }),
+  )
+  .pipe(
+    z
+      .array(locationSchema)
+      .min(1, 'at least one location is needed')
+      .refine((list) => new Set(list.map((l) => l.name)).size === list.length, 'location names must be unique'),
+  );
+
+const apiKeyEntrySchema = z
+  .string()
+  .transform((entry) => entry.trim().split(':'))
+  .pipe(
+    z.tuple(
+      [organizationIdSchema, roleSchema, z.string().regex(/^[0-9a-f]{64}$/, 'the key hash must be 64 lowercase hex characters')],
+      { error: 'each entry is organizationId:role:sha256 (see `meerkat keygen`)' },
+    ),
+  )
+  .transform(([organizationId, role, sha256]): ApiKeyEntry => ({ organizationId, role, sha256 }));
+
+const apiKeyEntries = optionalString
+  .transform((raw) => (raw === undefined ? [] : raw.split(',').filter((entry) => entry.trim() !== '')))
+  .pipe(z.array(apiKeyEntrySchema));
+
+const settingsSchema = z
+  .object({
+    HOST: optionalString,
+    PORT: port(3000),
+    METRICS_PORT: port(9464),
+    DATABASE_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+        .optional(),
+    ),
+    MEERKAT_DATA_DIR: z.string().min(1).default('./.meerkat'),
+    REDIS_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+        .optional(),
+    ),
+    AUTH_MODE: z.enum(['api-key', 'oidc']).default('api-key'),
+    AUTH_API_KEYS: apiKeyEntries,
+    OIDC_ISSUER: optionalUrl,
+    OIDC_AUDIENCE: optionalString,
+    OIDC_ALGORITHMS: z
+      .string()
+      .default('RS256,PS256,ES256,EdDSA')
+      .transform((raw) => raw.split(',').map((a) => a.trim()))
+      .pipe(z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])).min(1)),
+    SECRETS_BACKEND: z.enum(['local', 'gcp']).default('local'),
+    SECRETS_KEY: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (a 256-bit key)')
+        .optional(),
+    ),
+    GCP_PROJECT: optionalString,
+    LOCATIONS: locations,
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    PUBLIC_URL: optionalUrl,
+    SLACK_CLIENT_ID: optionalString,
+    SLACK_CLIENT_SECRET: optionalString,
+    SLACK_SIGNING_SECRET: optionalString,
+    SLACK_API_URL: z.url().default('https://slack.com/api'),
+    SLACK_AUTHORIZE_URL: z.url().default('https://slack.com/oauth/v2/authorize'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.AUTH_MODE === 'oidc') {
+      if (!env.OIDC_ISSUER) ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_MODE=oidc' });
+      if (!env.OIDC_AUDIENCE) ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'is required when AUTH_MODE=oidc' });
+    }
+    if (env.SECRETS_BACKEND === 'gcp' && !env.GCP_PROJECT) {
+      ctx.addIssue({ code: 'custom', path: ['GCP_PROJECT'], message: 'is required when SECRETS_BACKEND=gcp' });
+    }
+  });
+
+type ParsedEnvironment = z.infer<typeof settingsSchema>;
+
+export interface Settings extends Omit<ParsedEnvironment, 'HOST'> {
+  readonly HOST: string;
+  /** Which process these settings were parsed for. */
+  readonly processKind: ProcessKind;
+  /** `dev` is the laptop mode; every other process is production mode (missing keys stop it). */
+  readonly production: boolean;
+}
+
+export class InvalidSettingError extends Error {
+  constructor(
+    readonly setting: string,
+    readonly reason: string,
+  ) {
+    super(`invalid setting ${setting}: ${reason}`);
+    this.name = new.target.name;
+  }
+}
+
+/** Settings a production process cannot do without; `dev` creates its own under MEERKAT_DATA_DIR. */
+function requireForProcess(env: ParsedEnvironment, processKind: ProcessKind): void {
+  if (processKind === 'hub' && env.AUTH_MODE === 'api-key' && env.AUTH_API_KEYS.length === 0) {
+    throw new InvalidSettingError('AUTH_API_KEYS', 'is required when AUTH_MODE=api-key (create a key with `meerkat keygen`)');
+  }
+  if ((processKind === 'hub' || processKind === 'worker') && env.SECRETS_KEY === undefined) {
+    throw new InvalidSettingError(
+      'SECRETS_KEY',
+      'is required: 64 hexadecimal characters that encrypt credentials and local secrets (e.g. `openssl rand -hex 32`)',
+    );
+  }
+}
+
+/**
+ * Parses the environment once into a frozen settings object. Nothing else in the program reads `process.env`.
+ * Throws InvalidSettingError naming the first bad setting.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv, processKind: ProcessKind): Readonly<Settings> {
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const setting = String(issue?.path[0] ?? 'environment');
+    const value = env[setting];
+    const shown = value === undefined || /KEY|SECRET|PASSWORD|URL/.test(setting) ? '' : ` (got "${value}")`;
+    throw new InvalidSettingError(setting, `${issue?.message ?? 'is invalid'}${shown}`);
+  }
+  requireForProcess(parsed.data, processKind);
+  const settings: Settings = {
+    ...parsed.data,
+    HOST: parsed.data.HOST ?? (processKind === 'dev' ? '127.0.0.1' : '0.0.0.0'),
+    processKind,
+    production: processKind !== 'dev',
+  };
+  return Object.freeze(settings);
+}

@@ -1,0 +1,49 @@
+import { Migrator, type Kysely, type MigrationResult } from 'kysely';
+import { migrations } from './migrations/index.js';
+import type { Database } from './tables.js';
+
+function createMigrator(db: Kysely<Database>): Migrator {
+  return new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableName: 'meerkat_migrations',
+    migrationLockTableName: 'meerkat_migrations_lock',
+  });
+}
+
+export class MigrationFailedError extends Error {
+  constructor(
+    readonly migrationName: string | undefined,
+    cause: unknown,
+  ) {
+    super(`migration ${migrationName ?? '(unknown)'} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = new.target.name;
+  }
+}
+
+/** Applies every pending migration; kysely's lock table keeps concurrent migrators (hook Jobs) apart. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResult[]> {
+  const { error, results = [] } = await createMigrator(db).migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((r) => r.status === 'Error');
+    throw new MigrationFailedError(failed?.migrationName, error);
+  }
+  return results;
+}
+
+export class DatabaseBehindError extends Error {
+  readonly code = 'database_behind';
+  constructor(readonly pending: string[]) {
+    super(`the database is behind by ${pending.length} migration(s) (${pending.join(', ')}): run \`meerkat migrate\``);
+    this.name = new.target.name;
+  }
+}
+
+/** Throws DatabaseBehindError when any migration of this build has not been applied. */
+export async function assertDatabaseCurrent(db: Kysely<Database>): Promise<void> {
+  const known = await createMigrator(db).getMigrations();
+  const pending = known.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  if (pending.length > 0) throw new DatabaseBehindError(pending);
+}

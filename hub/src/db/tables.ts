@@ -1,0 +1,135 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+/** Timestamps are written as Date or ISO strings and always read back as Date. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Json<T extends object | null> = JSONColumnType<T, string, string>;
+
+export interface MonitorTable {
+  organization_id: string;
+  id: string;
+  project: string;
+  environment: string;
+  name: string;
+  schema_version: string;
+  definition: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface RunTable {
+  organization_id: string;
+  id: string;
+  monitor_id: string;
+  execution_group_id: string;
+  location: string;
+  environment: string;
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  triggered_by: 'schedule' | 'manual';
+  /** The scheduled slot this run fills (null for manual runs); unique per monitor and location. */
+  schedule_slot: string | null;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  duration_ms: number | null;
+  success: boolean | null;
+  errors: Json<string[]>;
+  steps: Json<unknown[]> | null;
+  browser: string | null;
+  created_at: CreatedAt;
+}
+
+export interface NotificationRuleTable {
+  organization_id: string;
+  id: string;
+  monitor_id: string;
+  /** Hash of (trigger, routing, integration): a rule's identity across monitor syncs. */
+  identity_hash: string;
+  trigger: Json<Record<string, unknown>>;
+  routing: Json<Record<string, unknown>>;
+  integration_id: string;
+  integration_name: string;
+  cooldown_minutes: number;
+  enabled: Generated<boolean>;
+  last_triggered_at: Timestamp | null;
+  /** Edge-trigger state of the rule (streak counted, condition active), owned by trigger evaluation. */
+  state: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface NotificationEventTable {
+  organization_id: string;
+  id: string;
+  rule_id: string | null;
+  monitor_id: string;
+  run_id: string | null;
+  trigger_reason: string;
+  channels_notified: Json<Record<string, unknown>>;
+  delivery_status: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+}
+
+export interface IntegrationTable {
+  organization_id: string;
+  id: string;
+  environment: string;
+  name: string;
+  category: string;
+  provider: string;
+  provider_type: string;
+  config: Json<Record<string, unknown>>;
+  /** AES-256-GCM envelope (see crypto/credential-cipher.ts); never returned by the API. */
+  credentials_encrypted: string | null;
+  connection_id: string | null;
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ConnectionTable {
+  organization_id: string;
+  id: string;
+  provider: string;
+  auth_method: string;
+  credentials_encrypted: string | null;
+  oauth_connected_at: Timestamp | null;
+  oauth_scopes: Json<string[]>;
+  metadata: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface OAuthTransactionTable {
+  id: string;
+  organization_id: string;
+  environment: string;
+  provider_type: string;
+  /** sha256 of the one-time `state` nonce; the nonce itself is never stored. */
+  state_hash: string;
+  status: 'pending' | 'completed' | 'expired' | 'failed';
+  integration_id: string | null;
+  error_message: string | null;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface SecretMapTable {
+  organization_id: string;
+  environment: string;
+  /** The whole name -> value map, encrypted as one AES-256-GCM envelope (the `local` secrets backend). */
+  ciphertext: string;
+  version: number;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  monitors: MonitorTable;
+  runs: RunTable;
+  notification_rules: NotificationRuleTable;
+  notification_events: NotificationEventTable;
+  integrations: IntegrationTable;
+  connections: ConnectionTable;
+  oauth_transactions: OAuthTransactionTable;
+  secret_maps: SecretMapTable;
+}

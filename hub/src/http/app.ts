@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { authenticate } from '../auth/middleware.js';
+import type { TokenVerifier } from '../auth/principal.js';
+import { connectionRoutes } from '../connections/connection.routes.js';
+import { createConnectionService } from '../connections/connection.service.js';
+import type { CredentialCipher } from '../crypto/credential-cipher.js';
+import type { Db } from '../db/database.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import { systemClock, type Clock } from '../system/clock.js';
+import { systemRoutes, type ReadinessCheck } from '../system/system.routes.js';
+import { version as packageVersion } from '../system/version.js';
+import { errorMiddleware, notFoundHandler } from './error-middleware.js';
+import { UnsupportedMediaTypeError } from './errors.js';
+
+export interface AppDeps {
+  db: Db;
+  log: Logger;
+  verifier: TokenVerifier;
+  cipher: CredentialCipher;
+  readiness: readonly ReadinessCheck[];
+  clock?: Clock;
+  version?: string;
+}
+
+export const BODY_LIMIT = '1mb';
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** A body on a write must be JSON; anything else is 415 before it reaches a route. */
+const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && ['POST', 'PUT', 'PATCH'].includes(req.method) && !req.is(['application/json', 'application/*+json'])) {
+    throw new UnsupportedMediaTypeError('request body must be application/json');
+  }
+  next();
+};
+
+export function createApp(deps: AppDeps): Express {
+  const clock = deps.clock ?? systemClock;
+  const version = deps.version ?? packageVersion;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: deps.log,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+
+  const openApiDocument = buildOpenApiDocument(version);
+  app.use(systemRoutes(version, deps.readiness));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+
+  app.use(authenticate(deps.verifier));
+  app.use('/connections', connectionRoutes(createConnectionService({ db: deps.db, cipher: deps.cipher, clock })));
+
+  app.use(notFoundHandler);
+  app.use(errorMiddleware());
+  return app;
+}

@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import { ValidationError, type FieldIssue } from './errors.js';
+
+/** `['nodes', 2, 'method']` -> `nodes[2].method`. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, key) => {
+    if (typeof key === 'number') return `${text}[${key}]`;
+    return text === '' ? String(key) : `${text}.${String(key)}`;
+  }, '');
+}
+
+export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
+  return error.issues.map((issue) => {
+    const path = formatIssuePath(issue.path);
+    return { path: prefix ? (path ? `${prefix}.${path}` : prefix) : path, message: issue.message };
+  });
+}
+
+/**
+ * Parses `input` with `schema` or throws a ValidationError whose message names the first failing field.
+ * `where` says which part of the request was parsed (`body`, `query`, `params`).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const details = toFieldIssues(result.error);
+  const first = details[0];
+  const message = first
+    ? `invalid ${where}: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
+    : `invalid ${where}`;
+  throw new ValidationError(message, details);
+}

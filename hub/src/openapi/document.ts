@@ -1,0 +1,23 @@
+import { createDocument } from 'zod-openapi';
+import { connectionPaths } from '../connections/connection.routes.js';
+import { systemPaths } from '../system/system.routes.js';
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(version: string) {
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Meerkat hub API',
+      version,
+      description: 'Synthetic API monitoring hub. Every error body is `{ error, code, details? }`; 401 is `{ statusCode, error, message }`.',
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'meerkat dev' }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (AUTH_MODE=api-key) or an OIDC access token.' },
+      },
+    },
+    paths: { ...systemPaths, ...connectionPaths },
+  });
+}

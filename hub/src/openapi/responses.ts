@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+
+export const errorBodySchema = z
+  .object({
+    error: z.string().meta({ description: 'What went wrong, for a person.' }),
+    code: z
+      .enum([
+        'validation_failed',
+        'forbidden',
+        'not_found',
+        'method_not_allowed',
+        'conflict',
+        'payload_too_large',
+        'unsupported_media_type',
+        'rate_limited',
+        'internal',
+        'unavailable',
+      ])
+      .meta({ description: 'Machine-readable code.' }),
+    details: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'The failing fields, for validation errors.' }),
+  })
+  .meta({ id: 'Error' });
+
+export const unauthorizedBodySchema = z
+  .object({ statusCode: z.literal(401), error: z.literal('Unauthorized'), message: z.string() })
+  .meta({ id: 'Unauthorized' });
+
+const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+
+/** The error answers every authenticated operation may give, plus the ones named. */
+export function errorResponses(...statuses: Array<400 | 404 | 409 | 413 | 415>): ZodOpenApiResponsesObject {
+  const described: Record<number, string> = {
+    400: 'Invalid request; `details` names the fields.',
+    404: 'Not found in the caller’s organization.',
+    409: 'Conflicts with the current state.',
+    413: 'Body larger than 1 MiB.',
+    415: 'Body is not JSON.',
+  };
+  const responses: Record<string, ZodOpenApiResponseObject> = {
+    '401': { description: 'Missing or invalid bearer token.', ...json(unauthorizedBodySchema) },
+    '403': { description: 'The caller’s role may not do this.', ...json(errorBodySchema) },
+    '500': { description: 'Internal error.', ...json(errorBodySchema) },
+  };
+  for (const status of statuses) responses[String(status)] = { description: described[status] ?? '', ...json(errorBodySchema) };
+  return responses as ZodOpenApiResponsesObject;
+}
+
+export function jsonResponse(description: string, schema: z.ZodType) {
+  return { description, ...json(schema) };
+}
+
+export function dataOf<T extends z.ZodType>(schema: T) {
+  return z.object({ data: schema });
+}
