@@ -37,7 +37,8 @@ export function createApiKeyVerifier(entries: readonly ApiKeyEntry[]): TokenVeri
       for (const { entry, digest } of hashes) {
         if (timingSafeEqual(presented, digest) && match === undefined) match = entry;
       }
-      if (match === undefined) return Promise.reject(new UnauthorizedError('authorization header is invalid'));
+      if (match === undefined)
+        return Promise.reject(new UnauthorizedError('authorization header is invalid'));
       return Promise.resolve({
         organizationId: match.organizationId,
         role: match.role,

@@ -7,7 +7,9 @@ import { closeOnSignals, serveApi } from '../server/serve-api.js';
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
-    .description('everything in one process for a laptop: API on 127.0.0.1:3000, embedded database, a ready key')
+    .description(
+      'everything in one process for a laptop: API on 127.0.0.1:3000, embedded database, a ready key',
+    )
     .action(async () => {
       const settings = loadSettings(process.env, 'dev');
       const log = createLogger(settings.LOG_LEVEL, { process: 'dev' });

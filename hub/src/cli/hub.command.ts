@@ -10,7 +10,12 @@ export function registerHubCommand(program: Command): void {
     .action(async () => {
       const settings = loadSettings(process.env, 'hub');
       const log = createLogger(settings.LOG_LEVEL, { process: 'hub' });
-      const running = await serveApi({ settings, log, migrate: false, secretsKey: settings.SECRETS_KEY ?? '' });
+      const running = await serveApi({
+        settings,
+        log,
+        migrate: false,
+        secretsKey: settings.SECRETS_KEY ?? '',
+      });
       closeOnSignals(running, log);
     });
 }

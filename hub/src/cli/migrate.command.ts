@@ -9,7 +9,10 @@ export function registerMigrateCommand(program: Command): void {
     .description('apply pending database migrations (DATABASE_URL, or the embedded database when unset)')
     .action(async () => {
       const settings = loadSettings(process.env, 'admin');
-      const { db, description } = openDatabase({ url: settings.DATABASE_URL, dataDir: settings.MEERKAT_DATA_DIR });
+      const { db, description } = openDatabase({
+        url: settings.DATABASE_URL,
+        dataDir: settings.MEERKAT_DATA_DIR,
+      });
       try {
         const results = await migrateToLatest(db);
         const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -6,7 +6,11 @@ export async function runCommand(action: () => Promise<unknown>): Promise<void> 
   try {
     await action();
   } catch (error) {
-    if (error instanceof InvalidSettingError || error instanceof DatabaseBehindError || error instanceof MigrationFailedError) {
+    if (
+      error instanceof InvalidSettingError ||
+      error instanceof DatabaseBehindError ||
+      error instanceof MigrationFailedError
+    ) {
       process.stderr.write(`meerkat: ${error.message}\n`);
       process.exit(error instanceof InvalidSettingError ? 2 : 1);
     }

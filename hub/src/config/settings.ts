@@ -5,7 +5,14 @@ import { organizationIdSchema, roleSchema } from '../auth/principal.js';
 /** The process kinds of DESIGN.md; some defaults depend on which one is starting. */
 export type ProcessKind = 'dev' | 'hub' | 'scheduler' | 'worker' | 'runner' | 'operator' | 'admin';
 
-const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const portMessage = 'must be a port number from 1 to 65535';
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: portMessage })
+    .int(portMessage)
+    .min(1, portMessage)
+    .max(65535, portMessage)
+    .default(fallback);
 const optionalString = z
   .string()
   .optional()
@@ -36,7 +43,10 @@ const locations = z
     z
       .array(locationSchema)
       .min(1, 'at least one location is needed')
-      .refine((list) => new Set(list.map((l) => l.name)).size === list.length, 'location names must be unique'),
+      .refine(
+        (list) => new Set(list.map((l) => l.name)).size === list.length,
+        'location names must be unique',
+      ),
   );
 
 const apiKeyEntrySchema = z
@@ -44,7 +54,11 @@ const apiKeyEntrySchema = z
   .transform((entry) => entry.trim().split(':'))
   .pipe(
     z.tuple(
-      [organizationIdSchema, roleSchema, z.string().regex(/^[0-9a-f]{64}$/, 'the key hash must be 64 lowercase hex characters')],
+      [
+        organizationIdSchema,
+        roleSchema,
+        z.string().regex(/^[0-9a-f]{64}$/, 'the key hash must be 64 lowercase hex characters'),
+      ],
       { error: 'each entry is organizationId:role:sha256 (see `meerkat keygen`)' },
     ),
   )
@@ -80,7 +94,24 @@ const settingsSchema = z
       .string()
       .default('RS256,PS256,ES256,EdDSA')
       .transform((raw) => raw.split(',').map((a) => a.trim()))
-      .pipe(z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])).min(1)),
+      .pipe(
+        z
+          .array(
+            z.enum([
+              'RS256',
+              'RS384',
+              'RS512',
+              'PS256',
+              'PS384',
+              'PS512',
+              'ES256',
+              'ES384',
+              'ES512',
+              'EdDSA',
+            ]),
+          )
+          .min(1),
+      ),
     SECRETS_BACKEND: z.enum(['local', 'gcp']).default('local'),
     SECRETS_KEY: optionalString.pipe(
       z
@@ -100,11 +131,17 @@ const settingsSchema = z
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_MODE === 'oidc') {
-      if (!env.OIDC_ISSUER) ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_MODE=oidc' });
-      if (!env.OIDC_AUDIENCE) ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'is required when AUTH_MODE=oidc' });
+      if (!env.OIDC_ISSUER)
+        ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'is required when AUTH_MODE=oidc' });
+      if (!env.OIDC_AUDIENCE)
+        ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'is required when AUTH_MODE=oidc' });
     }
     if (env.SECRETS_BACKEND === 'gcp' && !env.GCP_PROJECT) {
-      ctx.addIssue({ code: 'custom', path: ['GCP_PROJECT'], message: 'is required when SECRETS_BACKEND=gcp' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GCP_PROJECT'],
+        message: 'is required when SECRETS_BACKEND=gcp',
+      });
     }
   });
 
@@ -131,7 +168,10 @@ export class InvalidSettingError extends Error {
 /** Settings a production process cannot do without; `dev` creates its own under MEERKAT_DATA_DIR. */
 function requireForProcess(env: ParsedEnvironment, processKind: ProcessKind): void {
   if (processKind === 'hub' && env.AUTH_MODE === 'api-key' && env.AUTH_API_KEYS.length === 0) {
-    throw new InvalidSettingError('AUTH_API_KEYS', 'is required when AUTH_MODE=api-key (create a key with `meerkat keygen`)');
+    throw new InvalidSettingError(
+      'AUTH_API_KEYS',
+      'is required when AUTH_MODE=api-key (create a key with `meerkat keygen`)',
+    );
   }
   if ((processKind === 'hub' || processKind === 'worker') && env.SECRETS_KEY === undefined) {
     throw new InvalidSettingError(

@@ -6,11 +6,18 @@ import type { LimitOffset } from '../http/paging.js';
 export type ConnectionRow = Selectable<ConnectionTable>;
 type Executor = Db | Transaction<Database>;
 
-export async function insertConnection(db: Executor, row: Insertable<ConnectionTable>): Promise<ConnectionRow> {
+export async function insertConnection(
+  db: Executor,
+  row: Insertable<ConnectionTable>,
+): Promise<ConnectionRow> {
   return db.insertInto('connections').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findConnection(db: Executor, organizationId: string, id: string): Promise<ConnectionRow | undefined> {
+export async function findConnection(
+  db: Executor,
+  organizationId: string,
+  id: string,
+): Promise<ConnectionRow | undefined> {
   return db
     .selectFrom('connections')
     .selectAll()

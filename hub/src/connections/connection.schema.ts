@@ -8,14 +8,18 @@ export const smtpCredentialsSchema = z
     user: z.string().min(1).max(256).optional(),
     password: z.string().min(1).max(1024).optional(),
   })
-  .meta({ id: 'SmtpCredentials', description: 'Write-only SMTP credentials; stored encrypted, never returned.' });
+  .meta({
+    id: 'SmtpCredentials',
+    description: 'Write-only SMTP credentials; stored encrypted, never returned.',
+  });
 export type SmtpCredentials = z.infer<typeof smtpCredentialsSchema>;
 
 export const createConnectionBody = z
   .strictObject({
     provider: z.literal('cloud'),
     authMethod: z.literal('smtp', {
-      error: 'authMethod must be "smtp"; oauth connections are made by the OAuth flow (POST /integrations/oauth/initiate)',
+      error:
+        'authMethod must be "smtp"; oauth connections are made by the OAuth flow (POST /integrations/oauth/initiate)',
     }),
     credentials: smtpCredentialsSchema,
     metadata: z.record(z.string(), z.unknown()).optional(),

@@ -75,7 +75,8 @@ export function createConnectionService({ db, cipher, clock }: ConnectionService
 
     async remove(organizationId: string, id: string): Promise<void> {
       try {
-        if (!(await deleteConnection(db, organizationId, id))) throw new NotFoundError(`connection ${id} not found`);
+        if (!(await deleteConnection(db, organizationId, id)))
+          throw new NotFoundError(`connection ${id} not found`);
       } catch (error) {
         if (hasSqlState(error, SqlState.foreignKeyViolation)) {
           throw new ConflictError(`connection ${id} is used by an integration; delete the integration first`);

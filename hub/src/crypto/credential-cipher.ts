@@ -27,7 +27,12 @@ export function createCredentialCipher(hexKey: string): CredentialCipher {
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join('.');
+      return [
+        VERSION,
+        iv.toString('base64'),
+        cipher.getAuthTag().toString('base64'),
+        body.toString('base64'),
+      ].join('.');
     },
     decrypt(envelope, context) {
       const [version, iv, tag, body] = envelope.split('.');
@@ -38,7 +43,9 @@ export function createCredentialCipher(hexKey: string): CredentialCipher {
         const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
         decipher.setAAD(Buffer.from(context, 'utf8'));
         decipher.setAuthTag(Buffer.from(tag, 'base64'));
-        return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+        return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString(
+          'utf8',
+        );
       } catch {
         throw new CredentialDecryptError();
       }

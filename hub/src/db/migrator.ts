@@ -16,9 +16,12 @@ export class MigrationFailedError extends Error {
     readonly migrationName: string | undefined,
     cause: unknown,
   ) {
-    super(`migration ${migrationName ?? '(unknown)'} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    super(
+      `migration ${migrationName ?? '(unknown)'} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    );
     this.name = new.target.name;
   }
 }
@@ -36,7 +39,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
 export class DatabaseBehindError extends Error {
   readonly code = 'database_behind';
   constructor(readonly pending: string[]) {
-    super(`the database is behind by ${pending.length} migration(s) (${pending.join(', ')}): run \`meerkat migrate\``);
+    super(
+      `the database is behind by ${pending.length} migration(s) (${pending.join(', ')}): run \`meerkat migrate\``,
+    );
     this.name = new.target.name;
   }
 }

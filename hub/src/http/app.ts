@@ -30,8 +30,13 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A body on a write must be JSON; anything else is 415 before it reaches a route. */
 const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && ['POST', 'PUT', 'PATCH'].includes(req.method) && !req.is(['application/json', 'application/*+json'])) {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (
+    hasBody &&
+    ['POST', 'PUT', 'PATCH'].includes(req.method) &&
+    !req.is(['application/json', 'application/*+json'])
+  ) {
     throw new UnsupportedMediaTypeError('request body must be application/json');
   }
   next();
@@ -54,7 +59,11 @@ export function createApp(deps: AppDeps): Express {
         return id;
       },
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id: unknown; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
@@ -71,7 +80,10 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use(authenticate(deps.verifier));
-  app.use('/connections', connectionRoutes(createConnectionService({ db: deps.db, cipher: deps.cipher, clock })));
+  app.use(
+    '/connections',
+    connectionRoutes(createConnectionService({ db: deps.db, cipher: deps.cipher, clock })),
+  );
 
   app.use(notFoundHandler);
   app.use(errorMiddleware());

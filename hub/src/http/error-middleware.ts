@@ -1,5 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, MethodNotAllowedError, NotFoundError, RateLimitedError, type ErrorCode } from './errors.js';
+import {
+  AppError,
+  MethodNotAllowedError,
+  NotFoundError,
+  RateLimitedError,
+  type ErrorCode,
+} from './errors.js';
 
 const statusByCode: Record<ErrorCode, number> = {
   validation_failed: 400,
@@ -22,7 +28,13 @@ interface BodyParserError {
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string' && 'expose' in error;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'type' in error &&
+    typeof error.type === 'string' &&
+    'expose' in error
+  );
 }
 
 /** Errors raised by express.json() before any route sees the request, turned into our typed answers. */
@@ -34,9 +46,17 @@ function fromBodyParser(error: BodyParserError): { status: number; code: ErrorCo
       return { status: 400, code: 'validation_failed', message: 'request body is not valid JSON' };
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return { status: 415, code: 'unsupported_media_type', message: 'request body encoding is not supported' };
+      return {
+        status: 415,
+        code: 'unsupported_media_type',
+        message: 'request body encoding is not supported',
+      };
     default:
-      return { status: error.status ?? 400, code: 'validation_failed', message: 'request body could not be read' };
+      return {
+        status: error.status ?? 400,
+        code: 'validation_failed',
+        message: 'request body could not be read',
+      };
   }
 }
 

@@ -9,11 +9,13 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   }, '');
 }
 
-export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
-  return error.issues.map((issue) => {
-    const path = formatIssuePath(issue.path);
-    return { path: prefix ? (path ? `${prefix}.${path}` : prefix) : path, message: issue.message };
-  });
+/** One issue per failing field; an unknown key is reported at its own path, not at its parent's. */
+export function toFieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message: 'unknown field' }))
+      : [{ path: formatIssuePath(issue.path), message: issue.message }],
+  );
 }
 
 /**

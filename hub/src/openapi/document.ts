@@ -9,13 +9,18 @@ export function buildOpenApiDocument(version: string) {
     info: {
       title: 'Meerkat hub API',
       version,
-      description: 'Synthetic API monitoring hub. Every error body is `{ error, code, details? }`; 401 is `{ statusCode, error, message }`.',
+      description:
+        'Synthetic API monitoring hub. Every error body is `{ error, code, details? }`; 401 is `{ statusCode, error, message }`.',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'meerkat dev' }],
     security: [{ bearer: [] }],
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (AUTH_MODE=api-key) or an OIDC access token.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (AUTH_MODE=api-key) or an OIDC access token.',
+        },
       },
     },
     paths: { ...systemPaths, ...connectionPaths },

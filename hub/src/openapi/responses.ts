@@ -45,8 +45,9 @@ export function errorResponses(...statuses: Array<400 | 404 | 409 | 413 | 415>):
     '403': { description: 'The caller’s role may not do this.', ...json(errorBodySchema) },
     '500': { description: 'Internal error.', ...json(errorBodySchema) },
   };
-  for (const status of statuses) responses[String(status)] = { description: described[status] ?? '', ...json(errorBodySchema) };
-  return responses as ZodOpenApiResponsesObject;
+  for (const status of statuses)
+    responses[String(status)] = { description: described[status] ?? '', ...json(errorBodySchema) };
+  return responses;
 }
 
 export function jsonResponse(description: string, schema: z.ZodType) {

@@ -46,7 +46,11 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   const redis =
     settings.REDIS_URL === undefined
       ? undefined
-      : new Redis(settings.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      : new Redis(settings.REDIS_URL, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+        });
   redis?.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
   try {
     if (options.migrate) await migrateToLatest(database.db);
@@ -69,7 +73,9 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     readiness,
   });
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(settings.PORT, settings.HOST, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(settings.PORT, settings.HOST, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
   });
   const url = `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${settings.PORT}`;
   log.info({ url, database: database.description, redis: redis !== undefined }, 'hub API listening');

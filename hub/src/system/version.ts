@@ -7,7 +7,10 @@ function readVersion(): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
-      const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'meerkat' && manifest.version !== undefined) return manifest.version;
     } catch {
       // no package.json here: keep walking up

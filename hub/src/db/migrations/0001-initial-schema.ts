@@ -48,10 +48,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('browser', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .addPrimaryKeyConstraint('runs_pk', ['organization_id', 'id'])
-    .addForeignKeyConstraint('runs_monitor_fk', ['organization_id', 'monitor_id'], 'monitors', ['organization_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
+    .addForeignKeyConstraint(
+      'runs_monitor_fk',
+      ['organization_id', 'monitor_id'],
+      'monitors',
+      ['organization_id', 'id'],
+      (fk) => fk.onDelete('cascade'),
     )
-    .addUniqueConstraint('runs_schedule_slot_key', ['organization_id', 'monitor_id', 'location', 'schedule_slot'])
+    .addUniqueConstraint('runs_schedule_slot_key', [
+      'organization_id',
+      'monitor_id',
+      'location',
+      'schedule_slot',
+    ])
     .execute();
   await db.schema
     .createIndex('runs_by_monitor')
@@ -63,7 +72,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('runs')
     .columns(['organization_id', 'status', 'created_at desc'])
     .execute();
-  await db.schema.createIndex('runs_by_created').on('runs').columns(['organization_id', 'created_at desc']).execute();
+  await db.schema
+    .createIndex('runs_by_created')
+    .on('runs')
+    .columns(['organization_id', 'created_at desc'])
+    .execute();
   // The sweeper that fails runs stuck in `running` scans only unfinished runs.
   await db.schema
     .createIndex('runs_unfinished')
@@ -133,14 +146,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('routing', 'jsonb', (c) => c.notNull())
     .addColumn('integration_id', 'text', (c) => c.notNull())
     .addColumn('integration_name', 'text', (c) => c.notNull())
-    .addColumn('cooldown_minutes', 'integer', (c) => c.notNull().check(sql`cooldown_minutes between 0 and 1440`))
+    .addColumn('cooldown_minutes', 'integer', (c) =>
+      c.notNull().check(sql`cooldown_minutes between 0 and 1440`),
+    )
     .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('last_triggered_at', 'timestamptz')
     .addColumn('state', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .addPrimaryKeyConstraint('notification_rules_pk', ['organization_id', 'id'])
-    .addUniqueConstraint('notification_rules_identity_key', ['organization_id', 'monitor_id', 'identity_hash'])
+    .addUniqueConstraint('notification_rules_identity_key', [
+      'organization_id',
+      'monitor_id',
+      'identity_hash',
+    ])
     .addForeignKeyConstraint(
       'notification_rules_monitor_fk',
       ['organization_id', 'monitor_id'],
