@@ -14,6 +14,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOidcVerifier } from '../../hub/src/auth/oidc.js';
 import type { TokenVerifier } from '../../hub/src/auth/principal.js';
 import { UnauthorizedError, UnavailableError } from '../../hub/src/http/errors.js';
+import { pino } from 'pino';
+import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
+import { openMemoryDatabase } from '../../hub/src/db/database.js';
+import { migrateToLatest } from '../../hub/src/db/migrator.js';
+import { createApp } from '../../hub/src/http/app.js';
 
 const AUDIENCE = 'https://hub.meerkat.test';
 const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
@@ -22,6 +27,7 @@ const CLIENT_SECRET = 'a-client-secret-long-enough-for-client-credentials';
 /** Each registered client gets these extra claims in its access tokens, so each client is one kind of token. */
 const CLIENT_CLAIMS: Record<string, Record<string, unknown>> = {
   'probe-runner': { organizationId: 'acme', role: 'service' },
+  'acme-viewer': { organizationId: 'acme', role: 'viewer' },
   'no-organization': { role: 'viewer' },
   'no-role': { organizationId: 'acme' },
   'unknown-role': { organizationId: 'acme', role: 'owner' },
@@ -292,6 +298,57 @@ describe('OIDC issuer lifecycle', () => {
         subject: 'probe-runner',
       });
     } finally {
+      await issuer.close();
+    }
+  });
+});
+
+describe('the hub in oidc mode', () => {
+  it('lets a provider token through, answers a bad one with the 401 body and a viewer write with 403', async () => {
+    const key = await createSigningKey('key-http');
+    const issuer = await startIssuer([key]);
+    const db = openMemoryDatabase();
+    await migrateToLatest(db);
+    const app = createApp({
+      db,
+      log: pino({ level: 'silent' }),
+      verifier: createOidcVerifier({ issuer: issuer.url, audience: AUDIENCE, algorithms: ALGORITHMS }),
+      cipher: createCredentialCipher(generateCredentialKey()),
+      readiness: [],
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    const hub = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const viewerToken = await issuer.issueToken('acme-viewer');
+      const read = await fetch(`${hub}/connections`, { headers: { authorization: `Bearer ${viewerToken}` } });
+      expect(read.status).toBe(200);
+
+      const write = await fetch(`${hub}/connections`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${viewerToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          provider: 'cloud',
+          authMethod: 'smtp',
+          credentials: { host: 'mail', port: 25 },
+        }),
+      });
+      expect(write.status).toBe(403);
+
+      const wrongAudience = await issuer.issueToken('acme-viewer', 'https://elsewhere.example');
+      const refused = await fetch(`${hub}/connections`, {
+        headers: { authorization: `Bearer ${wrongAudience}` },
+      });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'token audience is not accepted',
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
       await issuer.close();
     }
   });
