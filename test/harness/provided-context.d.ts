@@ -1,0 +1,11 @@
+// Values handed from test/harness/global-setup.ts to test files via inject().
+// The import makes this file a module, so the block below augments vitest's types instead of replacing them.
+import 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Server-level URL (admin database); use createTestDatabase() for a per-file database. */
+    databaseUrl: string;
+    redisUrl: string;
+  }
+}
