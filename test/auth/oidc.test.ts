@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   decodeProtectedHeader,
@@ -10,10 +10,12 @@ import {
   type CryptoKey,
   type JWK,
 } from 'jose';
+import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOidcVerifier } from '../../hub/src/auth/oidc.js';
 import type { TokenVerifier } from '../../hub/src/auth/principal.js';
 import { UnauthorizedError, UnavailableError } from '../../hub/src/http/errors.js';
+import { freePort } from '../harness/processes.js';
 import { pino } from 'pino';
 import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
 import { openMemoryDatabase } from '../../hub/src/db/database.js';
@@ -46,11 +48,7 @@ async function createSigningKey(kid: string): Promise<SigningKey> {
   return { kid, privateJwk, privateKey, publicKey };
 }
 
-// oidc-provider ships no type declarations: import it by a non-literal name and describe the little used here.
-type OidcProviderClass = new (issuer: string, configuration: object) => { callback(): RequestListener };
-const OIDC_PROVIDER_MODULE: string = 'oidc-provider';
-
-function buildProvider(Provider: OidcProviderClass, issuer: string, keys: SigningKey[]) {
+function buildProvider(issuer: string, keys: SigningKey[]) {
   return new Provider(issuer, {
     clients: Object.keys(CLIENT_CLAIMS).map((clientId) => ({
       client_id: clientId,
@@ -90,16 +88,15 @@ interface TestIssuer {
 }
 
 async function startIssuer(keys: SigningKey[], port = 0): Promise<TestIssuer> {
-  const { default: Provider } = (await import(OIDC_PROVIDER_MODULE)) as { default: OidcProviderClass };
-  let handle: RequestListener | undefined;
+  let handle: ReturnType<Provider['callback']> | undefined;
   let jwksFailing = false;
   const server: Server = createServer((req, res) => {
     if (jwksFailing && req.url === '/jwks') return void res.writeHead(503).end();
-    handle?.(req, res);
+    void handle?.(req, res);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const rotateKeys = (next: SigningKey[]) => void (handle = buildProvider(Provider, url, next).callback());
+  const rotateKeys = (next: SigningKey[]) => void (handle = buildProvider(url, next).callback());
   rotateKeys(keys);
   return {
     url,
@@ -122,15 +119,6 @@ async function startIssuer(keys: SigningKey[], port = 0): Promise<TestIssuer> {
     close: () =>
       new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
   };
-}
-
-/** A port nothing listens on, until a test starts an issuer there. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function rejectionOf(verifier: TokenVerifier, token: string): Promise<Error> {
@@ -281,7 +269,7 @@ describe('OIDC issuer lifecycle', () => {
   });
 
   it('an unreachable issuer gives UnavailableError, and the same verifier recovers once it is up', async () => {
-    const port = await findFreePort();
+    const port = await freePort();
     const verifier = createOidcVerifier({
       issuer: `http://127.0.0.1:${port}`,
       audience: AUDIENCE,
