@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 
@@ -137,6 +138,47 @@ describe('the hub HTTP foundation', () => {
     expect(JSON.parse(text)).toMatchObject({ data: { hasCredentials: true, authMethod: 'smtp' } });
     const rows = await hub.db.selectFrom('connections').select('credentials_encrypted').execute();
     for (const row of rows) expect(row.credentials_encrypted).not.toContain('hunter2');
+  });
+
+  it('answers deleting a connection an integration still uses with 409 and keeps it', async () => {
+    const created = await hub.request('POST', '/connections', { body: smtpConnection });
+    const { data } = (await created.json()) as { data: { id: string } };
+    await hub.db
+      .insertInto('integrations')
+      .values({
+        organization_id: 'acme',
+        id: 'int_mail',
+        environment: 'default',
+        name: 'mail',
+        category: 'notifications',
+        provider: 'cloud',
+        provider_type: 'email',
+        config: JSON.stringify({ providerType: 'email', fromAddress: 'alerts@example.com' }),
+        credentials_encrypted: null,
+        connection_id: data.id,
+        created_at: new Date(),
+        updated_at: new Date(),
+      })
+      .execute();
+    const res = await hub.request('DELETE', `/connections/${data.id}`);
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({
+      error: `connection ${data.id} is used by an integration; delete the integration first`,
+      code: 'conflict',
+    });
+    expect((await hub.request('GET', `/connections/${data.id}`)).status).toBe(200);
+  });
+
+  it('uses the sample connection body as documented', async () => {
+    const sample = readFileSync(
+      new URL('../../config/samples/connection-smtp.json', import.meta.url),
+      'utf8',
+    );
+    const res = await hub.request('POST', '/connections', { body: sample });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({
+      data: { hasCredentials: true, metadata: { owner: 'platform-team' } },
+    });
   });
 
   it('echoes a well-formed request id and makes one otherwise', async () => {
