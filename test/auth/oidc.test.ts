@@ -21,6 +21,8 @@ import { createCredentialCipher, generateCredentialKey } from '../../hub/src/cry
 import { openMemoryDatabase } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
 import { createApp } from '../../hub/src/http/app.js';
+import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
 
 const AUDIENCE = 'https://hub.meerkat.test';
 const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
@@ -297,12 +299,15 @@ describe('the hub in oidc mode', () => {
     const issuer = await startIssuer([key]);
     const db = openMemoryDatabase();
     await migrateToLatest(db);
+    const cipher = createCredentialCipher(generateCredentialKey());
     const app = createApp({
       db,
       log: pino({ level: 'silent' }),
       verifier: createOidcVerifier({ issuer: issuer.url, audience: AUDIENCE, algorithms: ALGORITHMS }),
-      cipher: createCredentialCipher(generateCredentialKey()),
+      cipher,
+      secrets: createLocalSecretStore({ db, cipher }),
       readiness: [],
+      runQueue: createInProcessRunQueue(),
     });
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../harness/database.js';
+import { migrations } from '../../hub/src/db/migrations/index.js';
+import { createTestDatabase, testRedisUrl, type TestDatabase } from '../harness/database.js';
 import { freePort, runMeerkat, startMeerkat } from '../harness/processes.js';
 
 const secretsKey = 'ab'.repeat(32);
@@ -46,21 +47,23 @@ describe('meerkat hub and meerkat migrate', () => {
     const port = await freePort();
     const env = {
       DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
       AUTH_API_KEYS: entry,
       SECRETS_KEY: secretsKey,
       PORT: String(port),
       HOST: '127.0.0.1',
     };
 
+    const names = Object.keys(migrations);
     const behind = await runMeerkat(['hub'], env);
     expect(behind.code).toBe(1);
-    expect(behind.stderr).toMatch(
-      /^meerkat: the database is behind by 1 migration\(s\) \(0001-initial-schema\): run `meerkat migrate`\n$/,
+    expect(behind.stderr).toBe(
+      `meerkat: the database is behind by ${names.length} migration(s) (${names.join(', ')}): run \`meerkat migrate\`\n`,
     );
 
     const migrate = await runMeerkat(['migrate'], { DATABASE_URL: database.url });
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toContain('applied 0001-initial-schema');
+    expect(migrate.stdout).toContain(`applied ${names.join(', ')}`);
     expect((await runMeerkat(['migrate'], { DATABASE_URL: database.url })).stdout).toContain(
       'already up to date',
     );

@@ -21,7 +21,10 @@ describe('settings', () => {
   });
 
   it('listens on every address outside dev', () => {
-    const settings = loadSettings({ AUTH_API_KEYS: `acme:admin:${key}`, SECRETS_KEY: key }, 'hub');
+    const settings = loadSettings(
+      { AUTH_API_KEYS: `acme:admin:${key}`, SECRETS_KEY: key, REDIS_URL: 'redis://127.0.0.1:6379' },
+      'hub',
+    );
     expect(settings.HOST).toBe('0.0.0.0');
     expect(settings.AUTH_API_KEYS).toEqual([{ organizationId: 'acme', role: 'admin', sha256: key }]);
   });
@@ -40,8 +43,17 @@ describe('settings', () => {
     [{ LOCATIONS: 'eu-west:lambda' }, 'dev', /^invalid setting LOCATIONS: /],
     [{ SECRETS_KEY: 'short' }, 'dev', /^invalid setting SECRETS_KEY: must be 64 hexadecimal characters/],
     [{ DATABASE_URL: 'mysql://u:p@h/db' }, 'dev', /^invalid setting DATABASE_URL: must be a postgres/],
-    [{ SECRETS_KEY: key }, 'hub', /^invalid setting AUTH_API_KEYS: is required when AUTH_MODE=api-key/],
-    [{ AUTH_API_KEYS: `acme:admin:${key}` }, 'hub', /^invalid setting SECRETS_KEY: is required/],
+    [
+      { SECRETS_KEY: key, REDIS_URL: 'redis://r' },
+      'hub',
+      /^invalid setting AUTH_API_KEYS: is required when AUTH_MODE=api-key/,
+    ],
+    [
+      { AUTH_API_KEYS: `acme:admin:${key}`, REDIS_URL: 'redis://r' },
+      'hub',
+      /^invalid setting SECRETS_KEY: is required/,
+    ],
+    [{ SECRETS_KEY: key }, 'worker', /^invalid setting REDIS_URL: is required by meerkat worker/],
   ] as const)('refuses %j for %s with one line naming the setting', (env, kind, message) => {
     expect(() => loadSettings(env, kind)).toThrow(InvalidSettingError);
     expect(() => loadSettings(env, kind)).toThrow(message);

@@ -1,6 +1,7 @@
 // Per-test-file isolation: each file gets its own database on the server that global-setup provides,
 // so test files can run in parallel without seeing each other's rows.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
 
@@ -12,14 +13,29 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Runs statements on the server's admin database (the one named in the provided databaseUrl). */
-async function onAdminDatabase(sql: string): Promise<void> {
+/** Runs `work` with a client of the server's admin database (the one named in the provided databaseUrl). */
+async function onAdminDatabase(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: inject('databaseUrl') });
   await client.connect();
   try {
-    await client.query(sql);
+    await work(client);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * pg's pool.end() resolves before its connections have closed on the server. Dropping WITH (FORCE) meanwhile
+ * terminates them, and the closing clients report that as an unhandled error; so wait for them to leave first.
+ */
+async function waitForDisconnects(client: pg.Client, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const { rows } = await client.query<{ connected: number }>(
+      'select count(*)::int as connected from pg_stat_activity where datname = $1',
+      [name],
+    );
+    if (rows[0]?.connected === 0) return;
+    await sleep(20);
   }
 }
 
@@ -29,13 +45,17 @@ async function onAdminDatabase(sql: string): Promise<void> {
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `meerkat_test_${randomBytes(8).toString('hex')}`;
-  await onAdminDatabase(`CREATE DATABASE ${name}`);
+  await onAdminDatabase((client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(inject('databaseUrl'));
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
-    drop: () => onAdminDatabase(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    drop: () =>
+      onAdminDatabase(async (client) => {
+        await waitForDisconnects(client, name);
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
 }
 

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import {
   createApiKeyVerifier,
   generateApiKey,
@@ -15,6 +15,11 @@ import { createCredentialCipher, generateCredentialKey } from '../../hub/src/cry
 import { openDatabase, pingDatabase, type Db } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
 import { createApp } from '../../hub/src/http/app.js';
+import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
+import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
+import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import { scheduleDependant } from '../../hub/src/scheduling/schedule-dependant.js';
 import type { ReadinessCheck } from '../../hub/src/system/system.routes.js';
 import { createTestDatabase, testRedisUrl } from './database.js';
 
@@ -27,9 +32,14 @@ const callers = {
 } as const satisfies Record<string, [string, Role]>;
 export type Caller = keyof typeof callers;
 
+/** The LOCATIONS of every test hub. */
+export const testLocations = ['default', 'eu-west', 'us-east'];
+
 export interface TestHub {
   url: string;
   db: Db;
+  /** The URL of the hub's own database, for child processes (`meerkat worker`) to share. */
+  databaseUrl: string;
   keys: Record<Caller, string>;
   /** Sends JSON (or a raw string) as `caller`; `caller: null` sends no Authorization header. */
   request(
@@ -40,7 +50,17 @@ export interface TestHub {
   close(): Promise<void>;
 }
 
-export async function startTestHub(options: { redisUrl?: string | null } = {}): Promise<TestHub> {
+export interface TestHubOptions {
+  redisUrl?: string | null;
+  /** The secrets backend; the local one (under the hub's own key) when absent. */
+  secrets?: (db: Db) => SecretStore;
+  /** Where the hub logs; silent when absent. */
+  log?: Logger;
+  /** Where triggered runs go; an in-process queue nobody consumes when absent. */
+  runQueue?: RunQueue;
+}
+
+export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
   const database = await createTestDatabase();
   const { db } = openDatabase({ url: database.url, dataDir: '/nonexistent' });
   await migrateToLatest(db);
@@ -62,12 +82,17 @@ export async function startTestHub(options: { redisUrl?: string | null } = {}): 
   const readiness: ReadinessCheck[] = [{ name: 'database', check: () => pingDatabase(db) }];
   if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
 
+  const cipher = createCredentialCipher(generateCredentialKey());
   const app = createApp({
     db,
-    log: pino({ level: 'silent' }),
+    log: options.log ?? pino({ level: 'silent' }),
     verifier: createApiKeyVerifier(entries),
-    cipher: createCredentialCipher(generateCredentialKey()),
+    cipher,
+    secrets: options.secrets?.(db) ?? createLocalSecretStore({ db, cipher }),
+    runQueue: options.runQueue ?? createInProcessRunQueue(),
+    monitorDependants: [scheduleDependant],
     readiness,
+    locations: testLocations,
   });
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
@@ -77,6 +102,7 @@ export async function startTestHub(options: { redisUrl?: string | null } = {}): 
   return {
     url,
     db,
+    databaseUrl: database.url,
     keys,
     request(method, path, { as = 'acmeAdmin', body, headers = {} } = {}) {
       const init: RequestInit = { method, headers: { ...headers } };

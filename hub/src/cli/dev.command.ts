@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
+import { startScheduler } from '../scheduling/start-scheduler.js';
+import { openComponents } from '../server/components.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
+import { startWorker } from '../worker/start-worker.js';
 
 export function registerDevCommand(program: Command): void {
   program
@@ -15,17 +18,39 @@ export function registerDevCommand(program: Command): void {
       const log = createLogger(settings.LOG_LEVEL, { process: 'dev' });
       const dev = loadOrCreateDevCredentials(settings.MEERKAT_DATA_DIR);
       const useDevKey = settings.AUTH_MODE === 'api-key' && settings.AUTH_API_KEYS.length === 0;
+      const components = await openComponents(settings, log, {
+        migrate: true,
+        secretsKey: settings.SECRETS_KEY ?? dev.secretsKey,
+      });
       const running = await serveApi({
         settings,
         log,
-        migrate: true,
+        components,
         extraApiKeys: useDevKey ? [dev.entry] : [],
-        secretsKey: settings.SECRETS_KEY ?? dev.secretsKey,
       });
-      closeOnSignals(running, log);
+      const scheduler = await startScheduler({ settings, log, components });
+      const workerLocations = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
+      const worker = startWorker({
+        settings,
+        log,
+        components,
+        locations: workerLocations,
+        concurrency: settings.WORKER_CONCURRENCY,
+      });
+      closeOnSignals(
+        {
+          close: async () => {
+            await running.close();
+            await scheduler.close();
+            await worker.close();
+            await components.close();
+          },
+        },
+        log,
+      );
       const lines = [
         '',
-        `Meerkat dev hub on ${running.url} (${running.database.description})`,
+        `Meerkat dev hub on ${running.url} (${components.database.description})`,
         ...(useDevKey
           ? [
               `API key (organization "${dev.entry.organizationId}", role admin${dev.created ? ', created now' : ''}): ${dev.apiKey}`,

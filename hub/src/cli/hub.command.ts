@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { openComponents } from '../server/components.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
 
 export function registerHubCommand(program: Command): void {
@@ -10,12 +11,19 @@ export function registerHubCommand(program: Command): void {
     .action(async () => {
       const settings = loadSettings(process.env, 'hub');
       const log = createLogger(settings.LOG_LEVEL, { process: 'hub' });
-      const running = await serveApi({
-        settings,
-        log,
+      const components = await openComponents(settings, log, {
         migrate: false,
         secretsKey: settings.SECRETS_KEY ?? '',
       });
-      closeOnSignals(running, log);
+      const api = await serveApi({ settings, log, components });
+      closeOnSignals(
+        {
+          close: async () => {
+            await api.close();
+            await components.close();
+          },
+        },
+        log,
+      );
     });
 }

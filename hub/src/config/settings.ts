@@ -121,6 +121,12 @@ const settingsSchema = z
     ),
     GCP_PROJECT: optionalString,
     LOCATIONS: locations,
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+    RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+    REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PUBLIC_URL: optionalUrl,
     SLACK_CLIENT_ID: optionalString,
@@ -173,7 +179,16 @@ function requireForProcess(env: ParsedEnvironment, processKind: ProcessKind): vo
       'is required when AUTH_MODE=api-key (create a key with `meerkat keygen`)',
     );
   }
-  if ((processKind === 'hub' || processKind === 'worker') && env.SECRETS_KEY === undefined) {
+  if (
+    (processKind === 'hub' || processKind === 'worker' || processKind === 'scheduler') &&
+    env.REDIS_URL === undefined
+  ) {
+    throw new InvalidSettingError(
+      'REDIS_URL',
+      `is required by meerkat ${processKind}: the run queues live in Redis`,
+    );
+  }
+  if (['hub', 'worker', 'scheduler'].includes(processKind) && env.SECRETS_KEY === undefined) {
     throw new InvalidSettingError(
       'SECRETS_KEY',
       'is required: 64 hexadecimal characters that encrypt credentials and local secrets (e.g. `openssl rand -hex 32`)',

@@ -123,6 +123,23 @@ export interface SecretMapTable {
   updated_at: Timestamp;
 }
 
+export interface SecretMapRevisionTable {
+  organization_id: string;
+  environment: string;
+  /** Bumped by every write of the gcp backend to the map; replicas compare it with their cached copy (ADR 0005). */
+  revision: number;
+  updated_at: Timestamp;
+}
+
+export interface ScheduleOutboxTable {
+  id: Generated<string>;
+  organization_id: string;
+  monitor_id: string;
+  /** Locations the monitor no longer runs in: their schedulers are removed. */
+  removed_locations: Json<string[]>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -132,4 +149,6 @@ export interface Database {
   connections: ConnectionTable;
   oauth_transactions: OAuthTransactionTable;
   secret_maps: SecretMapTable;
+  schedule_outbox: ScheduleOutboxTable;
+  secret_map_revisions: SecretMapRevisionTable;
 }

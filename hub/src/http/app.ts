@@ -6,9 +6,18 @@ import { authenticate } from '../auth/middleware.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import { connectionRoutes } from '../connections/connection.routes.js';
 import { createConnectionService } from '../connections/connection.service.js';
+import type { MonitorDependant } from '../monitors/monitor-dependants.js';
+import { monitorRoutes } from '../monitors/monitor.routes.js';
+import { runRoutes } from '../runs/run.routes.js';
+import { createRunService } from '../runs/run.service.js';
+import type { RunQueue } from '../scheduling/run-queue.js';
+import { createMonitorService } from '../monitors/monitor.service.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import { secretRoutes } from '../secrets/secret.routes.js';
+import { createSecretService } from '../secrets/secret.service.js';
 import { systemClock, type Clock } from '../system/clock.js';
 import { systemRoutes, type ReadinessCheck } from '../system/system.routes.js';
 import { version as packageVersion } from '../system/version.js';
@@ -20,7 +29,15 @@ export interface AppDeps {
   log: Logger;
   verifier: TokenVerifier;
   cipher: CredentialCipher;
+  /** The secrets backend SECRETS_BACKEND chose (local or gcp). */
+  secrets: SecretStore;
   readiness: readonly ReadinessCheck[];
+  /** Names of the configured locations (LOCATIONS). */
+  locations?: readonly string[];
+  /** Where triggered runs are enqueued: BullMQ, or in process for `meerkat dev` without Redis. */
+  runQueue: RunQueue;
+  /** Synced inside every monitor upsert and delete (rules, schedules). */
+  monitorDependants?: readonly MonitorDependant[];
   clock?: Clock;
   version?: string;
 }
@@ -84,6 +101,19 @@ export function createApp(deps: AppDeps): Express {
     '/connections',
     connectionRoutes(createConnectionService({ db: deps.db, cipher: deps.cipher, clock })),
   );
+  app.use('/secrets', secretRoutes(createSecretService({ store: deps.secrets })));
+  app.use(
+    '/monitor',
+    monitorRoutes(
+      createMonitorService({
+        db: deps.db,
+        clock,
+        locations: deps.locations ?? ['default'],
+        dependants: deps.monitorDependants ?? [],
+      }),
+    ),
+  );
+  app.use('/runs', runRoutes(createRunService({ db: deps.db, queue: deps.runQueue, clock })));
 
   app.use(notFoundHandler);
   app.use(errorMiddleware());

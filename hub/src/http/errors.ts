@@ -62,7 +62,7 @@ export class ConflictError extends AppError {
   readonly code = 'conflict';
   constructor(
     message: string,
-    readonly details?: Record<string, unknown>,
+    readonly details?: FieldIssue[],
   ) {
     super(message);
   }

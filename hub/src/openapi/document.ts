@@ -1,5 +1,8 @@
 import { createDocument } from 'zod-openapi';
 import { connectionPaths } from '../connections/connection.routes.js';
+import { monitorPaths } from '../monitors/monitor.routes.js';
+import { runPaths } from '../runs/run.routes.js';
+import { secretPaths } from '../secrets/secret.routes.js';
 import { systemPaths } from '../system/system.routes.js';
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
@@ -23,6 +26,6 @@ export function buildOpenApiDocument(version: string) {
         },
       },
     },
-    paths: { ...systemPaths, ...connectionPaths },
+    paths: { ...systemPaths, ...monitorPaths, ...runPaths, ...connectionPaths, ...secretPaths },
   });
 }

@@ -1,29 +1,23 @@
 import type { Server } from 'node:http';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createApiKeyVerifier, type ApiKeyEntry } from '../auth/api-keys.js';
 import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
-import { createCredentialCipher } from '../crypto/credential-cipher.js';
-import { openDatabase, pingDatabase, type DatabaseHandle } from '../db/database.js';
-import { assertDatabaseCurrent, migrateToLatest } from '../db/migrator.js';
 import { createApp } from '../http/app.js';
-import type { ReadinessCheck } from '../system/system.routes.js';
+import { scheduleDependant } from '../scheduling/schedule-dependant.js';
+import type { Components } from './components.js';
 
 export interface ServeOptions {
   settings: Readonly<Settings>;
   log: Logger;
-  /** `dev` migrates its own database; `hub` refuses to start on one that is behind. */
-  migrate: boolean;
+  components: Components;
   /** Keys in addition to AUTH_API_KEYS (the dev key). */
   extraApiKeys?: ApiKeyEntry[];
-  secretsKey: string;
 }
 
 export interface RunningApi {
   server: Server;
-  database: DatabaseHandle;
   url: string;
   close(): Promise<void>;
 }
@@ -39,38 +33,19 @@ function createVerifier(settings: Readonly<Settings>, extraApiKeys: ApiKeyEntry[
   return createApiKeyVerifier([...settings.AUTH_API_KEYS, ...extraApiKeys]);
 }
 
-/** Opens the database and Redis, builds the app and listens on HOST:PORT. */
+/** Builds the app over opened components and listens on HOST:PORT. */
 export async function serveApi(options: ServeOptions): Promise<RunningApi> {
-  const { settings, log } = options;
-  const database = openDatabase({ url: settings.DATABASE_URL, dataDir: settings.MEERKAT_DATA_DIR });
-  const redis =
-    settings.REDIS_URL === undefined
-      ? undefined
-      : new Redis(settings.REDIS_URL, {
-          lazyConnect: true,
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-        });
-  redis?.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
-  try {
-    if (options.migrate) await migrateToLatest(database.db);
-    else await assertDatabaseCurrent(database.db);
-    if (redis !== undefined) await redis.connect();
-  } catch (error) {
-    await database.db.destroy();
-    redis?.disconnect();
-    throw error;
-  }
-
-  const readiness: ReadinessCheck[] = [{ name: 'database', check: () => pingDatabase(database.db) }];
-  if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
-
+  const { settings, log, components } = options;
   const app = createApp({
-    db: database.db,
+    db: components.db,
     log,
     verifier: createVerifier(settings, options.extraApiKeys ?? []),
-    cipher: createCredentialCipher(options.secretsKey),
-    readiness,
+    cipher: components.cipher,
+    secrets: components.secrets,
+    runQueue: components.runQueue,
+    monitorDependants: [scheduleDependant],
+    readiness: components.readiness,
+    locations: settings.LOCATIONS.map((location) => location.name),
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(settings.PORT, settings.HOST, (error?: Error) =>
@@ -78,19 +53,19 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     );
   });
   const url = `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${settings.PORT}`;
-  log.info({ url, database: database.description, redis: redis !== undefined }, 'hub API listening');
+  log.info(
+    { url, database: components.database.description, redis: settings.REDIS_URL !== undefined },
+    'hub API listening',
+  );
 
   return {
     server,
-    database,
     url,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await database.db.destroy();
-      redis?.disconnect();
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initialSchema from './0001-initial-schema.js';
+import * as secretMapRevisions from './0002-secret-map-revisions.js';
+import * as scheduleOutbox from './0003-schedule-outbox.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -7,4 +9,6 @@ import * as initialSchema from './0001-initial-schema.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
+  '0002-secret-map-revisions': secretMapRevisions,
+  '0003-schedule-outbox': scheduleOutbox,
 };

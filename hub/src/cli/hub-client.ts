@@ -1,0 +1,85 @@
+import type { Monitor, MonitorDefinition } from '../contract/monitor-definition.js';
+import type { FieldIssue } from '../http/errors.js';
+
+/** A non-2xx answer from the hub, with its error body. */
+export class HubRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: FieldIssue[] = [],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The hub's REST API as the client commands use it. */
+export function createHubClient(baseUrl: string, apiKey: string) {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
+    const response = await fetch(new URL(path, baseUrl), {
+      method,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    if (response.status === 404 && method === 'GET') return undefined;
+    if (response.status === 204) return undefined;
+    const answer = (await response.json().catch(() => ({}))) as {
+      error?: unknown;
+      message?: string;
+      details?: unknown;
+    };
+    if (!response.ok) {
+      const message =
+        typeof answer.error === 'string' && response.status !== 401
+          ? answer.error
+          : (answer.message ?? `HTTP ${response.status}`);
+      throw new HubRequestError(
+        response.status,
+        message,
+        Array.isArray(answer.details) ? (answer.details as FieldIssue[]) : [],
+      );
+    }
+    return answer as T;
+  }
+
+  return {
+    async getMonitor(id: string): Promise<Monitor | undefined> {
+      return (await call<{ data: Monitor }>('GET', `/monitor/${encodeURIComponent(id)}`))?.data;
+    },
+    async findMonitor(project: string, environment: string, name: string): Promise<Monitor | undefined> {
+      const query = new URLSearchParams({ project, environment, name });
+      return (await call<{ data: Monitor }>('GET', `/monitor/by-name?${query.toString()}`))?.data;
+    },
+    async listMonitors(filter: {
+      project?: string | undefined;
+      environment?: string | undefined;
+    }): Promise<Monitor[]> {
+      const all: Monitor[] = [];
+      for (let page = 0; ; page += 1) {
+        const query = new URLSearchParams({ page: String(page), limit: '100' });
+        if (filter.project !== undefined) query.set('project', filter.project);
+        if (filter.environment !== undefined) query.set('environment', filter.environment);
+        const answer = await call<{ data: Monitor[]; total: number }>('GET', `/monitor/?${query.toString()}`);
+        all.push(...(answer?.data ?? []));
+        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
+      }
+    },
+    async putMonitor(id: string, definition: MonitorDefinition): Promise<Monitor> {
+      return (
+        (await call<{ data: Monitor }>('PUT', `/monitor/${encodeURIComponent(id)}`, definition)) as {
+          data: Monitor;
+        }
+      ).data;
+    },
+    async createMonitor(definition: MonitorDefinition): Promise<Monitor> {
+      return ((await call<{ data: Monitor }>('POST', '/monitor/', definition)) as { data: Monitor }).data;
+    },
+    async deleteMonitor(id: string): Promise<void> {
+      await call('DELETE', `/monitor/${encodeURIComponent(id)}`);
+    },
+  };
+}
+export type HubClient = ReturnType<typeof createHubClient>;

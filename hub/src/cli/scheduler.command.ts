@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { loadSettings } from '../config/settings.js';
+import { createLogger } from '../log/logger.js';
+import { startScheduler } from '../scheduling/start-scheduler.js';
+import { openComponents } from '../server/components.js';
+import { closeOnSignals } from '../server/serve-api.js';
+
+export function registerSchedulerCommand(program: Command): void {
+  program
+    .command('scheduler')
+    .description(
+      'keep one BullMQ job scheduler per (monitor, location); fail stuck runs; delete expired ones',
+    )
+    .action(async () => {
+      const settings = loadSettings(process.env, 'scheduler');
+      const log = createLogger(settings.LOG_LEVEL, { process: 'scheduler' });
+      const components = await openComponents(settings, log, {
+        migrate: false,
+        secretsKey: settings.SECRETS_KEY ?? '',
+      });
+      const scheduler = await startScheduler({ settings, log, components });
+      closeOnSignals(
+        {
+          close: async () => {
+            await scheduler.close();
+            await components.close();
+          },
+        },
+        log,
+      );
+    });
+}

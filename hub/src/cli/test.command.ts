@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import type { Command, CommanderError } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { scopeNameSchema } from '../contract/monitor-definition.js';
+import { secretNameSchema } from '../contract/secret-reference.js';
+import { createMonitorRunner, type RunOutcome } from '../runner/monitor-runner.js';
+import { formatRunReport } from '../runner/run-report.js';
+import type { SecretReader } from '../secrets/secret-store.js';
+import { describeSource, readMonitorDocuments, UnreadablePathError } from './monitor-documents.js';
+
+interface TestOptions {
+  filename: string;
+  env?: string;
+  secrets?: string;
+  json?: boolean;
+}
+
+const SECRET_VARIABLE_PREFIX = 'MEERKAT_SECRET_';
+/** Exit codes: 0 every monitor passed, 1 a monitor failed, 2 the command could not run as asked. */
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+class UsageError extends Error {}
+
+/**
+ * Secret values for a local run: a `--secrets` file (name -> value; an object value is kept as JSON so that
+ * `$secret.field` can pick from it) overlaid by MEERKAT_SECRET_<NAME> variables. A pinned `version` reads the
+ * same single value: a local file has no history.
+ */
+async function readLocalSecrets(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Map<string, string>> {
+  const secrets = new Map<string, string>();
+  if (file !== undefined) {
+    const text = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw new UsageError(new UnreadablePathError(file, error).message);
+    });
+    let parsed: unknown;
+    try {
+      parsed = parseYaml(text);
+    } catch (error) {
+      throw new UsageError(`${file}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new UsageError(`${file}: expected a map of secret names to values`);
+    for (const [name, value] of Object.entries(parsed)) {
+      if (!secretNameSchema.safeParse(name).success)
+        throw new UsageError(`${file}: ${name} is not a secret name`);
+      secrets.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+  }
+  for (const [variable, value] of Object.entries(env)) {
+    if (variable.startsWith(SECRET_VARIABLE_PREFIX) && value !== undefined)
+      secrets.set(variable.slice(SECRET_VARIABLE_PREFIX.length), value);
+  }
+  return secrets;
+}
+
+const readerOf = (secrets: Map<string, string>): SecretReader => ({
+  read: (_scope, name) => Promise.resolve(secrets.get(name)),
+});
+
+async function loadMonitors(options: TestOptions) {
+  const { documents, problems } = await readMonitorDocuments([options.filename]).catch((error: unknown) => {
+    throw error instanceof UnreadablePathError ? new UsageError(error.message) : error;
+  });
+  const lines = problems.map(
+    (p) => `${describeSource(p.source)}: ${p.path === '' ? '' : `${p.path}: `}${p.message}`,
+  );
+  if (lines.length > 0) throw new UsageError(lines.join('\n'));
+  if (documents.length === 0) throw new UsageError(`no monitor documents in ${options.filename}`);
+  if (options.env !== undefined && !scopeNameSchema.safeParse(options.env).success)
+    throw new UsageError(`--env ${options.env} is not an environment name`);
+  return documents.map(({ definition }) =>
+    options.env === undefined ? definition : { ...definition, environment: options.env },
+  );
+}
+
+async function testMonitors(options: TestOptions): Promise<number> {
+  const monitors = await loadMonitors(options);
+  const secrets = readerOf(await readLocalSecrets(options.secrets, process.env));
+  const runner = createMonitorRunner();
+  const results: Array<{ monitor: string; outcome: RunOutcome }> = [];
+  try {
+    for (const monitor of monitors) {
+      const title = `${monitor.project}/${monitor.environment}/${monitor.name}`;
+      const outcome = await runner.run(monitor, { secrets, organizationId: 'local' });
+      results.push({ monitor: title, outcome });
+      if (options.json !== true) process.stdout.write(formatRunReport(title, outcome));
+    }
+  } finally {
+    await runner.close();
+  }
+  if (options.json === true) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  return results.every((result) => result.outcome.success) ? 0 : EXIT_FAILED;
+}
+
+/** Commander's own usage errors (a missing -f, an unknown option) exit 2 as well, after printing themselves. */
+function exitOnUsageError(error: CommanderError): never {
+  process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
+}
+
+export function registerTestCommand(program: Command): void {
+  program
+    .command('test')
+    .description('run monitors from a file once, on this machine, without a hub, and report every step')
+    .requiredOption(
+      '-f, --filename <path>',
+      'a YAML/JSON file or a directory of them (API form or Monitor resources)',
+    )
+    .option('--env <environment>', "run as this environment instead of the monitor's own")
+    .option(
+      '--secrets <file>',
+      'a JSON or YAML file of secret name -> value (MEERKAT_SECRET_<NAME> variables too)',
+    )
+    .option('--json', 'print the run outcomes as JSON instead of the report')
+    .exitOverride(exitOnUsageError)
+    .action(async (options: TestOptions) => {
+      try {
+        process.exitCode = await testMonitors(options);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        process.stderr.write(`meerkat test: ${error.message}\n`);
+        process.exitCode = EXIT_USAGE;
+      }
+    });
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { loadSettings } from '../config/settings.js';
+import { createLogger } from '../log/logger.js';
+import { openComponents } from '../server/components.js';
+import { closeOnSignals } from '../server/serve-api.js';
+import { startWorker } from '../worker/start-worker.js';
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('execute runs for the locations served (queues runs:<location>)')
+    .requiredOption('--locations <names>', 'comma-separated locations to serve (executor: worker)')
+    .option('--concurrency <n>', 'runs in flight at once (default WORKER_CONCURRENCY)')
+    .action(async (options: { locations: string; concurrency?: string }) => {
+      const settings = loadSettings(process.env, 'worker');
+      const log = createLogger(settings.LOG_LEVEL, { process: 'worker' });
+      const locations = options.locations
+        .split(',')
+        .map((l) => l.trim())
+        .filter((l) => l !== '');
+      const configured = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
+      const unknown = locations.filter((l) => !configured.includes(l));
+      if (unknown.length > 0 || locations.length === 0) {
+        program.error(
+          `meerkat worker: --locations: ${unknown.join(', ') || '(none)'} not among the worker locations of LOCATIONS (${configured.join(', ')})`,
+        );
+      }
+      const concurrency =
+        options.concurrency === undefined ? settings.WORKER_CONCURRENCY : Number(options.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) {
+        program.error('meerkat worker: --concurrency must be an integer from 1 to 1000');
+      }
+      const components = await openComponents(settings, log, {
+        migrate: false,
+        secretsKey: settings.SECRETS_KEY ?? '',
+      });
+      const worker = startWorker({ settings, log, components, locations, concurrency });
+      closeOnSignals(
+        {
+          close: async () => {
+            await worker.close();
+            await components.close();
+          },
+        },
+        log,
+      );
+    });
+}

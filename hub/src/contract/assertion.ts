@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+export const numericOperators = [
+  'GREATER_THAN',
+  'LESS_THAN',
+  'GREATER_THAN_OR_EQUAL',
+  'LESS_THAN_OR_EQUAL',
+] as const;
+export const stringOperators = [
+  'CONTAINS',
+  'NOT_CONTAINS',
+  'STARTS_WITH',
+  'ENDS_WITH',
+  'NOT_STARTS_WITH',
+  'NOT_ENDS_WITH',
+] as const;
+export const binaryOperatorSchema = z.enum(['EQUAL', 'NOT_EQUAL', ...numericOperators, ...stringOperators]);
+export type BinaryOperator = z.infer<typeof binaryOperatorSchema>;
+export const unaryOperatorSchema = z.enum([
+  'IS_NULL',
+  'IS_NOT_NULL',
+  'IS_TRUE',
+  'IS_FALSE',
+  'IS_EMPTY',
+  'IS_NOT_EMPTY',
+]);
+export type UnaryOperator = z.infer<typeof unaryOperatorSchema>;
+
+const isNumeric = (operator: BinaryOperator) => (numericOperators as readonly string[]).includes(operator);
+const isTextual = (operator: BinaryOperator) => (stringOperators as readonly string[]).includes(operator);
+
+/** Numeric operators compare numbers and string operators compare strings (DESIGN.md): say so at write time. */
+export const binaryPredicateSchema = z
+  .strictObject({
+    type: z.literal('binary'),
+    operator: binaryOperatorSchema,
+    expected: z.json().meta({
+      description: 'expected: required. A number for numeric operators, a string for string operators.',
+    }),
+  })
+  .superRefine((predicate, ctx) => {
+    const { operator, expected } = predicate;
+    if (isNumeric(operator) && (typeof expected !== 'number' || !Number.isFinite(expected))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expected'],
+        message: `${operator} compares numbers: expected must be a number`,
+      });
+    }
+    if (isTextual(operator) && typeof expected !== 'string' && typeof expected !== 'number') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expected'],
+        message: `${operator} compares strings: expected must be a string`,
+      });
+    }
+  })
+  .meta({ id: 'BinaryPredicate' });
+
+export const unaryPredicateSchema = z
+  .strictObject({ type: z.literal('unary'), operator: unaryOperatorSchema })
+  .meta({ id: 'UnaryPredicate' });
+
+const anyPredicate = z.discriminatedUnion('type', [unaryPredicateSchema, binaryPredicateSchema]);
+const nodeId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'nodeId: required. The HTTP_REQUEST node (an ancestor) whose response is checked.' });
+
+export const statusAssertionSchema = z
+  .strictObject({ nodeId, subject: z.literal('status'), predicate: binaryPredicateSchema })
+  .meta({ id: 'StatusAssertion' });
+
+export const headerAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('headers'),
+    headerName: z
+      .string()
+      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/, 'headerName must be an HTTP header name')
+      .meta({ description: 'headerName: required. Compared case-insensitively.' }),
+    predicate: anyPredicate,
+  })
+  .meta({ id: 'HeaderAssertion' });
+
+export const bodyAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('body'),
+    path: z
+      .string()
+      .max(512)
+      .regex(/^\$/, 'path is a JSONPath expression starting with "$"')
+      .meta({ description: 'path: required. JSONPath into the parsed JSON body, e.g. `$.items[0].id`.' }),
+    predicate: anyPredicate,
+  })
+  .meta({ id: 'BodyAssertion' });
+
+export const responseTimeAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('responseTime'),
+    predicate: binaryPredicateSchema.refine((p) => typeof p.expected === 'number' && !isTextual(p.operator), {
+      message: 'responseTime compares milliseconds: use a numeric operator or EQUAL/NOT_EQUAL with a number',
+      path: ['operator'],
+    }),
+  })
+  .meta({ id: 'ResponseTimeAssertion' });
+
+export const textAssertionSchema = z
+  .strictObject({ nodeId, subject: z.literal('text'), predicate: anyPredicate })
+  .meta({ id: 'TextAssertion' });
+
+export const assertionSchema = z
+  .discriminatedUnion('subject', [
+    statusAssertionSchema,
+    headerAssertionSchema,
+    bodyAssertionSchema,
+    responseTimeAssertionSchema,
+    textAssertionSchema,
+  ])
+  .meta({ id: 'Assertion' });
+export type Assertion = z.infer<typeof assertionSchema>;

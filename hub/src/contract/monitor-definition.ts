@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { assertionSchema } from './assertion.js';
+import { checkMonitorGraph } from './monitor-graph.js';
+import { notificationDefinitionSchema } from './notification-definition.js';
+import { secretOrStringSchema } from './secret-reference.js';
+
+export const MONITOR_SCHEMA_VERSION = '1.0';
+export const MAX_NODES = 100;
+
+const nodeIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a node id is 1-64 letters, digits, "_", "." or "-"')
+  .meta({ description: 'id: required. Unique within the monitor.' });
+
+export const httpRequestNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('HTTP_REQUEST'),
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'CONNECT', 'TRACE']),
+    base: secretOrStringSchema.meta({ description: 'base: required. Scheme, host and optional base path.' }),
+    path: secretOrStringSchema.meta({ description: 'path: required. Joined to base with exactly one "/".' }),
+    headers: z.record(z.string().min(1).max(256), secretOrStringSchema).optional(),
+    body: z.json().optional().meta({ description: 'body: optional. Any JSON, sent as application/json.' }),
+    response_format: z.enum(['JSON', 'XML', 'NO_CONTENT']),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(120_000)
+      .optional()
+      .meta({ description: 'timeout_ms: optional, default 30000. The whole request, body included, in ms.' }),
+    follow_redirects: z
+      .boolean()
+      .optional()
+      .meta({ description: 'follow_redirects: optional, default false. Follow up to 10 redirects.' }),
+  })
+  .meta({ id: 'HttpRequestNode' });
+
+export const waitNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('WAIT'),
+    duration_ms: z
+      .number()
+      .min(0)
+      .max(120_000)
+      .meta({ description: 'duration_ms: required. 0 to 120000 (the run timeout).' }),
+  })
+  .meta({ id: 'WaitNode' });
+
+export const assertionNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('ASSERTION'),
+    assertions: z.array(assertionSchema).min(1).max(100),
+  })
+  .meta({ id: 'AssertionNode' });
+
+export const nodeSchema = z
+  .discriminatedUnion('type', [httpRequestNodeSchema, waitNodeSchema, assertionNodeSchema])
+  .meta({ id: 'Node' });
+export type MonitorNode = z.infer<typeof nodeSchema>;
+
+export const edgeSchema = z
+  .strictObject({ from: z.string().min(1).max(64), to: z.string().min(1).max(64) })
+  .meta({ id: 'Edge' });
+export type Edge = z.infer<typeof edgeSchema>;
+
+const secondsPerUnit = { MINUTE: 60, HOUR: 3600, DAY: 86_400 } as const;
+export const MIN_INTERVAL_SECONDS = 10;
+export const MAX_INTERVAL_SECONDS = 30 * 86_400;
+
+export const frequencySchema = z
+  .strictObject({
+    every: z.number().positive(),
+    unit: z.enum(['MINUTE', 'HOUR', 'DAY']),
+  })
+  .superRefine((frequency, ctx) => {
+    const seconds = frequencyToSeconds(frequency);
+    if (seconds < MIN_INTERVAL_SECONDS || seconds > MAX_INTERVAL_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['every'],
+        message: `the interval must be between 10 seconds and 30 days (got ${seconds} s)`,
+      });
+    }
+  })
+  .meta({ id: 'Frequency' });
+export type Frequency = z.infer<typeof frequencySchema>;
+
+export function frequencyToSeconds(frequency: { every: number; unit: keyof typeof secondsPerUnit }): number {
+  return frequency.every * secondsPerUnit[frequency.unit];
+}
+
+/** Plain, URL- and label-friendly names for projects, environments and locations. */
+export const scopeNameSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/,
+    'must be 1-63 letters, digits, "_", "." or "-", starting with a letter or digit',
+  );
+
+/** The monitor definition: what PUT /monitor/{id} takes, what `meerkat apply` reads and the CRD's spec. */
+export const monitorDefinitionSchema = z
+  .strictObject({
+    project: scopeNameSchema.meta({ description: 'project: required.' }),
+    name: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'name: required. Unique within project and environment.' }),
+    version: z
+      .literal(MONITOR_SCHEMA_VERSION)
+      .meta({ description: 'version: required. The definition schema version.' }),
+    frequency: frequencySchema,
+    environment: scopeNameSchema
+      .default('default')
+      .meta({ description: 'environment: optional, default `default`.' }),
+    locations: z.array(scopeNameSchema).min(1).max(50).optional().meta({
+      description:
+        'locations: optional. Configured location names; without it the monitor runs in `default`.',
+    }),
+    nodes: z.array(nodeSchema).min(1).max(MAX_NODES),
+    edges: z.array(edgeSchema).max(10 * MAX_NODES),
+    notifications: z.array(notificationDefinitionSchema).max(50).optional(),
+  })
+  .superRefine(checkMonitorGraph)
+  .meta({ id: 'MonitorDefinition' });
+export type MonitorDefinition = z.output<typeof monitorDefinitionSchema>;
+export type MonitorDefinitionInput = z.input<typeof monitorDefinitionSchema>;
+
+export const monitorIdSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/,
+    'a monitor id is 1-64 URL-safe characters (letters, digits, ".", "_", "~", "-")',
+  );
+
+export const monitorSchema = z
+  .object({
+    id: z.string(),
+    project: z.string(),
+    name: z.string(),
+    version: z.string(),
+    frequency: frequencySchema,
+    environment: z.string(),
+    locations: z.array(z.string()).optional(),
+    nodes: z.array(nodeSchema),
+    edges: z.array(edgeSchema),
+    notifications: z.array(notificationDefinitionSchema).optional(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Monitor' });
+export type Monitor = z.infer<typeof monitorSchema>;

@@ -1,0 +1,32 @@
+/** The `Monitor` custom resource of DESIGN.md: group meerkat.dev, version v1alpha1. */
+export const MONITOR_API_VERSION = 'meerkat.dev/v1alpha1';
+export const MONITOR_KIND = 'Monitor';
+
+export interface MonitorResourceShape {
+  apiVersion: string;
+  kind: string;
+  metadata?: { name?: string; namespace?: string };
+  spec?: Record<string, unknown>;
+}
+
+export function isMonitorResource(document: unknown): document is MonitorResourceShape {
+  return (
+    typeof document === 'object' &&
+    document !== null &&
+    (document as { kind?: unknown }).kind === MONITOR_KIND &&
+    typeof (document as { apiVersion?: unknown }).apiVersion === 'string'
+  );
+}
+
+/**
+ * A resource's spec is a monitor definition; `name` defaults to `metadata.name` and `project` to the
+ * namespace, so a plain `kubectl apply` of a short resource still yields a complete definition.
+ */
+export function monitorResourceToDefinition(resource: MonitorResourceShape): Record<string, unknown> {
+  const spec = resource.spec ?? {};
+  return {
+    ...spec,
+    name: spec.name ?? resource.metadata?.name,
+    project: spec.project ?? resource.metadata?.namespace,
+  };
+}

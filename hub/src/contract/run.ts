@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { frequencySchema } from './monitor-definition.js';
+
+export const runStatusSchema = z.enum(['pending', 'running', 'completed', 'failed']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** The monitor summary the runs list carries. */
+export const runMonitorSummarySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: z.string(),
+    frequency: frequencySchema,
+    locations: z.array(z.string()),
+  })
+  .meta({ id: 'RunMonitorSummary' });
+
+export const runSchema = z
+  .object({
+    id: z.string(),
+    monitorId: z.string(),
+    executionGroupId: z
+      .string()
+      .meta({ description: 'Shared by the runs one trigger made, one per location.' }),
+    location: z.string(),
+    environment: z.string(),
+    status: runStatusSchema,
+    triggeredBy: z.enum(['schedule', 'manual']),
+    startedAt: z.iso.datetime().nullable(),
+    completedAt: z.iso.datetime().nullable(),
+    duration_ms: z.number().nullable(),
+    success: z.boolean().nullable(),
+    errors: z.array(z.string()),
+    steps: z.array(z.record(z.string(), z.unknown())).nullable().meta({
+      description: 'Per-step results (status, timings, bytes, assertion outcomes); an extra field.',
+    }),
+    createdAt: z.iso.datetime(),
+    monitor: runMonitorSummarySchema.optional().meta({ description: 'In the runs list only.' }),
+  })
+  .meta({ id: 'Run' });
+export type Run = z.infer<typeof runSchema>;

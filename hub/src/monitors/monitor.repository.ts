@@ -1,0 +1,122 @@
+import type { Insertable, Selectable, Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database, MonitorTable } from '../db/tables.js';
+
+export type MonitorRow = Selectable<MonitorTable>;
+type Executor = Db | Transaction<Database>;
+
+export interface MonitorIdentity {
+  project: string;
+  environment: string;
+  name: string;
+}
+
+export async function findMonitor(
+  db: Executor,
+  organizationId: string,
+  id: string,
+): Promise<MonitorRow | undefined> {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The row of `id`, locked until the transaction ends so concurrent upserts of one monitor take turns. */
+export async function lockMonitor(tx: Transaction<Database>, organizationId: string, id: string) {
+  return tx
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function findMonitorByIdentity(db: Executor, organizationId: string, identity: MonitorIdentity) {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('project', '=', identity.project)
+    .where('environment', '=', identity.environment)
+    .where('name', '=', identity.name)
+    .executeTakeFirst();
+}
+
+export async function findMonitorsByName(
+  db: Executor,
+  organizationId: string,
+  environment: string,
+  name: string,
+) {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .where('name', '=', name)
+    .orderBy('project')
+    .execute();
+}
+
+export interface MonitorFilter {
+  project?: string | undefined;
+  environment?: string | undefined;
+}
+
+export async function listMonitors(
+  db: Executor,
+  organizationId: string,
+  filter: MonitorFilter,
+  page: { page: number; limit: number },
+): Promise<{ rows: MonitorRow[]; total: number }> {
+  let query = db.selectFrom('monitors').where('organization_id', '=', organizationId);
+  if (filter.project !== undefined) query = query.where('project', '=', filter.project);
+  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('project')
+      .orderBy('environment')
+      .orderBy('name')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.page * page.limit)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export async function upsertMonitorRow(
+  tx: Transaction<Database>,
+  row: Insertable<MonitorTable>,
+): Promise<MonitorRow> {
+  return tx
+    .insertInto('monitors')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'id']).doUpdateSet((eb) => ({
+        project: eb.ref('excluded.project'),
+        environment: eb.ref('excluded.environment'),
+        name: eb.ref('excluded.name'),
+        schema_version: eb.ref('excluded.schema_version'),
+        definition: eb.ref('excluded.definition'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteMonitorRow(tx: Transaction<Database>, organizationId: string, id: string) {
+  return tx
+    .deleteFrom('monitors')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,203 @@
+import type { Transaction } from 'kysely';
+import { diffJson } from '../contract/definition-diff.js';
+import {
+  MONITOR_SCHEMA_VERSION,
+  monitorDefinitionSchema,
+  type Monitor,
+  type MonitorDefinition,
+} from '../contract/monitor-definition.js';
+import type { Db } from '../db/database.js';
+import { hasSqlState, SqlState } from '../db/errors.js';
+import { newId } from '../db/ids.js';
+import type { Database } from '../db/tables.js';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
+import type { Clock } from '../system/clock.js';
+import type { MonitorDependant } from './monitor-dependants.js';
+import {
+  deleteMonitorRow,
+  findMonitor,
+  findMonitorByIdentity,
+  findMonitorsByName,
+  listMonitors,
+  lockMonitor,
+  upsertMonitorRow,
+  type MonitorFilter,
+  type MonitorIdentity,
+  type MonitorRow,
+} from './monitor.repository.js';
+import {
+  monitorSchemaMigrations,
+  upgradeDefinition,
+  type MonitorSchemaMigration,
+} from './monitor-schema-migrations.js';
+
+export interface MonitorServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** Names of the configured locations (LOCATIONS); a monitor may only name these. */
+  locations: readonly string[];
+  dependants?: readonly MonitorDependant[];
+  schemaMigrations?: readonly MonitorSchemaMigration[];
+}
+
+export interface UpsertOutcome {
+  monitor: Monitor;
+  created: boolean;
+  changed: boolean;
+}
+
+export function monitorRowToMonitor(row: MonitorRow): Monitor {
+  return {
+    id: row.id,
+    ...(row.definition as Omit<Monitor, 'id' | 'createdAt' | 'updatedAt'>),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function identityOf(definition: MonitorDefinition): MonitorIdentity {
+  return { project: definition.project, environment: definition.environment, name: definition.name };
+}
+
+function identityConflict(otherId: string, identity: MonitorIdentity): ConflictError {
+  const where = `project "${identity.project}", environment "${identity.environment}"`;
+  return new ConflictError(`monitor ${otherId} already has the name "${identity.name}" in ${where}`, [
+    { path: 'name', message: `already used by monitor ${otherId}` },
+  ]);
+}
+
+export function createMonitorService(deps: MonitorServiceDeps) {
+  const { db, clock } = deps;
+  const dependants = deps.dependants ?? [];
+  const migrations = deps.schemaMigrations ?? monitorSchemaMigrations;
+
+  function checkLocations(definition: MonitorDefinition): void {
+    const unknown = (definition.locations ?? [])
+      .map((name, index) => ({ name, index }))
+      .filter(({ name }) => !deps.locations.includes(name));
+    if (unknown.length === 0) return;
+    const configured = deps.locations.join(', ');
+    const details = unknown.map(({ name, index }) => ({
+      path: `locations[${index}]`,
+      message: `unknown location "${name}" (configured: ${configured})`,
+    }));
+    throw new ValidationError(`invalid body: ${details[0]?.path}: ${details[0]?.message}`, details);
+  }
+
+  async function upsertInTransaction(
+    tx: Transaction<Database>,
+    organizationId: string,
+    id: string,
+    definition: MonitorDefinition,
+  ) {
+    const existing = await lockMonitor(tx, organizationId, id);
+    const clash = await findMonitorByIdentity(tx, organizationId, identityOf(definition));
+    if (clash !== undefined && clash.id !== id) throw identityConflict(clash.id, identityOf(definition));
+    if (
+      existing !== undefined &&
+      existing.schema_version === MONITOR_SCHEMA_VERSION &&
+      diffJson(existing.definition, definition).length === 0
+    ) {
+      return { monitor: monitorRowToMonitor(existing), created: false, changed: false };
+    }
+    const now = clock.now();
+    const row = await upsertMonitorRow(tx, {
+      organization_id: organizationId,
+      id,
+      ...identityOf(definition),
+      schema_version: MONITOR_SCHEMA_VERSION,
+      definition: JSON.stringify(definition),
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+    });
+    const monitor = monitorRowToMonitor(row);
+    const previous = existing === undefined ? undefined : monitorRowToMonitor(existing);
+    for (const dependant of dependants) {
+      await dependant.sync(tx, { kind: 'upsert', organizationId, monitor, previous });
+    }
+    return { monitor, created: existing === undefined, changed: true };
+  }
+
+  async function upsert(
+    organizationId: string,
+    id: string,
+    definition: MonitorDefinition,
+  ): Promise<UpsertOutcome> {
+    checkLocations(definition);
+    try {
+      return await db.transaction().execute((tx) => upsertInTransaction(tx, organizationId, id, definition));
+    } catch (error) {
+      // Two writers creating the same identity at once: the loser learns who won.
+      if (hasSqlState(error, SqlState.uniqueViolation)) {
+        const clash = await findMonitorByIdentity(db, organizationId, identityOf(definition));
+        if (clash !== undefined && clash.id !== id) throw identityConflict(clash.id, identityOf(definition));
+      }
+      throw error;
+    }
+  }
+
+  return {
+    upsert,
+
+    create(organizationId: string, definition: MonitorDefinition): Promise<UpsertOutcome> {
+      return upsert(organizationId, newId('mon'), definition);
+    },
+
+    async get(organizationId: string, id: string): Promise<Monitor> {
+      const row = await findMonitor(db, organizationId, id);
+      if (row === undefined) throw new NotFoundError(`monitor ${id} not found`);
+      return monitorRowToMonitor(row);
+    },
+
+    async list(organizationId: string, filter: MonitorFilter, page: { page: number; limit: number }) {
+      const { rows, total } = await listMonitors(db, organizationId, filter, page);
+      return { data: rows.map(monitorRowToMonitor), total };
+    },
+
+    /** `latest` upgrades a monitor stored under an older schema version and writes the upgrade back. */
+    async getByName(
+      organizationId: string,
+      query: {
+        project?: string | undefined;
+        environment: string;
+        name: string;
+        version?: 'latest' | undefined;
+      },
+    ): Promise<Monitor> {
+      const rows =
+        query.project === undefined
+          ? await findMonitorsByName(db, organizationId, query.environment, query.name)
+          : [await findMonitorByIdentity(db, organizationId, { ...query, project: query.project })].filter(
+              (row): row is MonitorRow => row !== undefined,
+            );
+      const [row, ...others] = rows;
+      if (row === undefined) {
+        throw new NotFoundError(`monitor "${query.name}" not found in environment "${query.environment}"`);
+      }
+      if (others.length > 0) {
+        const projects = rows.map((r) => r.project).join(', ');
+        throw new ValidationError(
+          `monitor "${query.name}" exists in several projects (${projects}): give project`,
+          [{ path: 'project', message: `required: the name is used in projects ${projects}` }],
+        );
+      }
+      if (query.version !== 'latest' || row.schema_version === MONITOR_SCHEMA_VERSION)
+        return monitorRowToMonitor(row);
+      const upgraded = upgradeDefinition(row.definition, row.schema_version, migrations);
+      const definition = monitorDefinitionSchema.parse(upgraded.definition);
+      return (await upsert(organizationId, row.id, definition)).monitor;
+    },
+
+    async remove(organizationId: string, id: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        const row = await deleteMonitorRow(tx, organizationId, id);
+        if (row === undefined) throw new NotFoundError(`monitor ${id} not found`);
+        const monitor = monitorRowToMonitor(row);
+        for (const dependant of dependants)
+          await dependant.sync(tx, { kind: 'delete', organizationId, monitor });
+      });
+    },
+  };
+}
+
+export type MonitorService = ReturnType<typeof createMonitorService>;

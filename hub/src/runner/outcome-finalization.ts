@@ -1,0 +1,118 @@
+import { redactSecretValues } from '../secrets/secret-refs.js';
+import type { EvaluatedAssertion } from './assertion-step.js';
+import type { AssertionOutcome, ErrorClass, RunOutcome, StepResult } from './run-outcome.js';
+
+const MAX_ACTUAL_CHARS = 1024;
+const MAX_QUOTED_CHARS = 120;
+
+type Redact = (text: string) => string;
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Every string inside `value` redacted, keys included; a number or boolean that spells a secret becomes text. */
+function redactValue(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (typeof value === 'number' || typeof value === 'boolean') {
+    const text = String(value);
+    const redacted = redact(text);
+    return redacted === text ? value : redacted;
+  }
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [redact(key), redactValue(item, redact)]),
+    );
+  }
+  return value;
+}
+
+/** Keeps run rows small: a long text, or JSON whose text is long, is cut (after redaction, so no half-secret). */
+function cutActual(value: unknown): unknown {
+  if (typeof value === 'string') return cut(value, MAX_ACTUAL_CHARS);
+  if (value !== null && typeof value === 'object') {
+    const json = JSON.stringify(value);
+    return json.length > MAX_ACTUAL_CHARS ? cut(json, MAX_ACTUAL_CHARS) : value;
+  }
+  return value;
+}
+
+function quote(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  // JSON.stringify gives undefined only for functions and symbols, which JSON bodies never hold.
+  return cut(JSON.stringify(value) ?? 'nothing', MAX_QUOTED_CHARS);
+}
+
+/** `login status EQUAL 201, got 503`; `account body $.email ENDS_WITH "@shop.example.com", got nothing`. */
+function describeAssertion(outcome: AssertionOutcome, problem: string | undefined): string {
+  const subject =
+    outcome.subject === 'headers'
+      ? `header ${outcome.headerName ?? ''}`
+      : outcome.subject === 'body'
+        ? `body ${outcome.path ?? ''}`
+        : outcome.subject;
+  const unit = outcome.subject === 'responseTime' && typeof outcome.actual === 'number' ? ' ms' : '';
+  const expected = 'expected' in outcome ? ` ${quote(outcome.expected)}` : '';
+  // "got nothing" already says a value is absent.
+  const why = problem !== undefined && problem !== 'absent' ? ` (${problem})` : '';
+  return `${outcome.nodeId} ${subject} ${outcome.operator}${expected}, got ${quote(outcome.actual)}${unit}${why}`;
+}
+
+function finalizeAssertion({ problem, ...evaluated }: EvaluatedAssertion, redact: Redact): AssertionOutcome {
+  const outcome: AssertionOutcome = { ...evaluated, actual: redactValue(evaluated.actual, redact) };
+  if ('expected' in evaluated) outcome.expected = redactValue(evaluated.expected, redact);
+  const message = describeAssertion(outcome, problem === undefined ? undefined : redact(problem));
+  return { ...outcome, actual: cutActual(outcome.actual), message };
+}
+
+function finalizeStep(step: StepResult, redact: Redact): StepResult {
+  const final: StepResult = { ...step };
+  if (step.error !== undefined) final.error = redact(step.error);
+  if (step.request !== undefined) final.request = { ...step.request, url: redact(step.request.url) };
+  if (step.assertions !== undefined)
+    final.assertions = step.assertions.map((outcome) =>
+      finalizeAssertion(outcome as EvaluatedAssertion, redact),
+    );
+  return final;
+}
+
+/**
+ * Writes the run's messages and errors and redacts every secret value the run used from all of it: nothing in
+ * a RunOutcome may show a secret (DESIGN.md "Secrets"). `runError` is the run-level failure (timeout, cancel).
+ */
+export function finalizeOutcome(input: {
+  steps: StepResult[];
+  runError: { message: string; errorClass: ErrorClass } | undefined;
+  secretValues: Iterable<string>;
+  startedAt: Date;
+  completedAt: Date;
+  durationMs: number;
+}): RunOutcome {
+  const secretValues = [...input.secretValues];
+  const redact: Redact = (text) => redactSecretValues(text, secretValues);
+  const steps = input.steps.map((step) => finalizeStep(step, redact));
+  const errors: string[] = [];
+  const errorClasses: ErrorClass[] = [];
+  if (input.runError !== undefined) {
+    errors.push(redact(input.runError.message));
+    errorClasses.push(input.runError.errorClass);
+  }
+  for (const step of steps) {
+    if (step.status !== 'failed') continue;
+    const failedAssertions = (step.assertions ?? []).filter((outcome) => !outcome.passed);
+    const lines =
+      failedAssertions.length > 0 ? failedAssertions.map((o) => o.message) : [step.error ?? 'failed'];
+    for (const line of lines) {
+      errors.push(`${step.nodeId}: ${line}`);
+      errorClasses.push(step.errorClass ?? 'runner');
+    }
+  }
+  return {
+    success: errors.length === 0,
+    errors,
+    errorClasses,
+    steps,
+    startedAt: input.startedAt,
+    completedAt: input.completedAt,
+    durationMs: input.durationMs,
+  };
+}

@@ -1,0 +1,120 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { buildConnector } from 'undici';
+import type { StepTimings } from './run-outcome.js';
+
+// How timings are taken. A connection's phases are measured by the runner's connector from socket events
+// (lookup, connect, secureConnect). Which connection served which request is learned from undici's diagnostics
+// channels: `undici:request:create` is published synchronously inside `request()`, so the AsyncLocalStorage
+// store there is the probe of the step that made the call; `undici:client:sendHeaders` then names the socket.
+// A connection's phases are reported by the first request it serves; a reused pooled connection has none.
+
+interface ConnectionTimings {
+  startedAt: number;
+  lookedUpAt?: number;
+  connectedAt?: number;
+  secureAt?: number;
+  requestsServed: number;
+}
+
+const connectionTimings = new WeakMap<Socket, ConnectionTimings>();
+const probeOfRequest = new WeakMap<object, RequestProbe>();
+const currentProbe = new AsyncLocalStorage<RequestProbe>();
+
+/** What one HTTP step learned about its request while it ran. */
+export class RequestProbe {
+  readonly startedAt = performance.now();
+  headersAt: number | undefined;
+  private socketAssigned = false;
+  private readonly newConnections: ConnectionTimings[] = [];
+
+  /** Runs `send` so that the undici requests it makes report to this probe. */
+  observe<T>(send: () => Promise<T>): Promise<T> {
+    return currentProbe.run(this, send);
+  }
+
+  onSocket(socket: Socket): void {
+    this.socketAssigned = true;
+    const connection = connectionTimings.get(socket);
+    if (connection !== undefined && connection.requestsServed++ === 0) this.newConnections.push(connection);
+  }
+
+  /** For a timeout message: what the request was waiting for when time ran out. */
+  phase(): string {
+    if (this.headersAt !== undefined) return 'while reading the body';
+    return this.socketAssigned ? 'waiting for the response' : 'while connecting';
+  }
+
+  timings(): StepTimings {
+    const total: StepTimings = { totalMs: roundMs(performance.now() - this.startedAt) };
+    if (this.headersAt !== undefined) total.firstByteMs = roundMs(this.headersAt - this.startedAt);
+    // After a redirect to another origin, several connections were opened: their phases add up.
+    for (const connection of this.newConnections) {
+      const { startedAt, lookedUpAt, connectedAt, secureAt } = connection;
+      if (lookedUpAt !== undefined) total.dnsMs = addMs(total.dnsMs, lookedUpAt - startedAt);
+      if (connectedAt !== undefined)
+        total.connectMs = addMs(total.connectMs, connectedAt - (lookedUpAt ?? startedAt));
+      if (secureAt !== undefined && connectedAt !== undefined)
+        total.tlsMs = addMs(total.tlsMs, secureAt - connectedAt);
+    }
+    return total;
+  }
+}
+
+const roundMs = (ms: number) => Math.round(ms * 10) / 10;
+const addMs = (sum: number | undefined, ms: number) => roundMs((sum ?? 0) + ms);
+
+function onRequestCreated(message: unknown): void {
+  const probe = currentProbe.getStore();
+  if (probe !== undefined) probeOfRequest.set((message as { request: object }).request, probe);
+}
+
+function onHeadersSent(message: unknown): void {
+  const { request, socket } = message as { request: object; socket: Socket };
+  probeOfRequest.get(request)?.onSocket(socket);
+}
+
+let observers = 0;
+
+/** Subscribes to undici's channels while at least one runner is open; returns the release function. */
+export function observeUndiciRequests(): () => void {
+  if (observers++ === 0) {
+    subscribe('undici:request:create', onRequestCreated);
+    subscribe('undici:client:sendHeaders', onHeadersSent);
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--observers === 0) {
+      unsubscribe('undici:request:create', onRequestCreated);
+      unsubscribe('undici:client:sendHeaders', onHeadersSent);
+    }
+  };
+}
+
+type ConnectorCallbackArgs = Parameters<buildConnector.Callback>;
+
+/** undici's own connector, with each new connection's lookup, connect and TLS handshake timed. */
+export function buildTimedConnector(options: buildConnector.BuildOptions): buildConnector.connector {
+  const connect = buildConnector(options) as unknown as (
+    options: buildConnector.Options,
+    callback: buildConnector.Callback,
+  ) => Socket | undefined;
+  return (connectOptions, callback) => {
+    const connection: ConnectionTimings = { startedAt: performance.now(), requestsServed: 0 };
+    const socket = connect(connectOptions, (...args: ConnectorCallbackArgs) => {
+      // undici calls back with only the error when the connection fails.
+      if (args[0] === null) {
+        // Registered before undici's callback runs, so the request about to be written finds it.
+        connection.connectedAt ??= performance.now();
+        connectionTimings.set(args[1], connection);
+      }
+      callback(...args);
+    });
+    socket?.once('lookup', () => (connection.lookedUpAt = performance.now()));
+    socket?.once('connect', () => (connection.connectedAt = performance.now()));
+    socket?.once('secureConnect', () => (connection.secureAt = performance.now()));
+  };
+}

@@ -1,0 +1,69 @@
+import type { Dispatcher } from 'undici';
+import type { MonitorNode } from '../contract/monitor-definition.js';
+import { ResponseBodyError } from './step-errors.js';
+
+type ResponseFormat = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>['response_format'];
+
+export interface ReceivedBody {
+  bytes: number;
+  /** The raw body as UTF-8 text: what a `text` assertion reads. */
+  text: string;
+  /** The parsed body of a JSON response; undefined when the body is empty or not JSON. */
+  json: unknown;
+}
+
+/**
+ * Reads the body up to `maxBytes`. A larger body fails the request as soon as it is known to be larger (from
+ * content-length, or when the count passes the limit) and the rest is not read: a runner serving many monitors
+ * must not buffer an unexpected download.
+ */
+async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength: number, maxBytes: number) {
+  const tooLarge = (what: string, bytesRead: number) =>
+    new ResponseBodyError(
+      `the response body is over the ${maxBytes}-byte limit (${what}); not read further`,
+      bytesRead,
+    );
+  if (declaredLength > maxBytes) {
+    body.destroy();
+    throw tooLarge(`content-length ${declaredLength}`, 0);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) {
+      body.destroy();
+      throw tooLarge(`${bytes} bytes so far`, bytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes);
+}
+
+/** Reads and interprets a response body as the node's `response_format` asks; a mismatch fails the request. */
+export async function receiveBody(
+  response: Dispatcher.ResponseData,
+  format: ResponseFormat,
+  maxBytes: number,
+): Promise<ReceivedBody> {
+  const declared = Number(response.headers['content-length'] ?? 0);
+  const raw = await readCapped(response.body, Number.isFinite(declared) ? declared : 0, maxBytes);
+  const text = raw.toString('utf8');
+  const status = response.statusCode;
+  if (format === 'NO_CONTENT' && raw.length > 0) {
+    throw new ResponseBodyError(
+      `expected no content (response_format NO_CONTENT), got ${raw.length} bytes with status ${status}`,
+      raw.length,
+    );
+  }
+  // An empty body (HEAD, 204) has nothing to parse; a `body` assertion then finds nothing.
+  if (format !== 'JSON' || text.trim() === '') return { bytes: raw.length, text, json: undefined };
+  try {
+    return { bytes: raw.length, text, json: JSON.parse(text) as unknown };
+  } catch (error) {
+    throw new ResponseBodyError(
+      `the response (status ${status}) is not valid JSON: ${(error as Error).message}`,
+      raw.length,
+    );
+  }
+}

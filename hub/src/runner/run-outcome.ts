@@ -1,0 +1,88 @@
+import type { Dispatcher } from 'undici';
+
+/** The error classes of DESIGN.md "Health": the keys of a monitor's `errorDistribution`. */
+export type ErrorClass = 'assertion' | 'timeout' | 'connection' | 'dns' | 'tls' | 'http' | 'runner';
+
+export interface StepTimings {
+  /** From the start of the request to the end of its body: what a `responseTime` assertion compares. */
+  totalMs: number;
+  /** Name lookup of a new connection (absent for an IP address or a reused pooled connection). */
+  dnsMs?: number;
+  /** TCP connect of a new connection (absent for a reused pooled connection). */
+  connectMs?: number;
+  /** TLS handshake of a new https connection. */
+  tlsMs?: number;
+  /** From the start of the request to its response headers. */
+  firstByteMs?: number;
+}
+
+export interface AssertionOutcome {
+  /** The HTTP_REQUEST node whose response was checked. */
+  nodeId: string;
+  subject: string;
+  headerName?: string;
+  path?: string;
+  operator: string;
+  expected?: unknown;
+  /** What the response held (undefined when absent); strings and JSON over 1 KiB are cut. */
+  actual: unknown;
+  passed: boolean;
+  /** e.g. `login status EQUAL 201, got 503`. */
+  message: string;
+}
+
+export interface StepResult {
+  nodeId: string;
+  type: 'HTTP_REQUEST' | 'WAIT' | 'ASSERTION';
+  status: 'passed' | 'failed' | 'skipped';
+  /** ISO time the step started; null when it was skipped. */
+  startedAt: string | null;
+  durationMs: number | null;
+  /** Why it failed, or why it was skipped. */
+  error?: string;
+  errorClass?: ErrorClass;
+  request?: { method: string; url: string };
+  response?: { status: number; bytes: number };
+  timings?: StepTimings;
+  assertions?: AssertionOutcome[];
+}
+
+export interface RunOutcome {
+  /** True when every step passed. */
+  success: boolean;
+  /** One short line per problem, e.g. `cart: GET https://api.example.com/cart: connect ECONNREFUSED ...`. */
+  errors: string[];
+  /** `errorClasses[i]` is the class of `errors[i]`. */
+  errorClasses: ErrorClass[];
+  /** One per node, in the order of the definition's `nodes`. */
+  steps: StepResult[];
+  startedAt: Date;
+  completedAt: Date;
+  durationMs: number;
+}
+
+export interface MonitorRunnerOptions {
+  /** Default limit of one request, body included, when the node sets no `timeout_ms`. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** Limit of the whole run; the steps not finished by then fail or are skipped. Default 120 000. */
+  runTimeoutMs?: number;
+  /** Largest response body read; a larger one fails the request. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * The connection pool to send requests through; the runner builds (and closes) its own keep-alive Agent when
+   * absent. DNS, connect and TLS timings are only measured on the runner's own Agent.
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * PEM certificates the runner's own Agent trusts besides Node's bundled roots: the CA of an internal API.
+   * (NODE_EXTRA_CA_CERTS does the same for the whole process.)
+   */
+  extraCaCertificates?: string[];
+  /** Source of the timestamps in the outcome; durations come from a monotonic clock. */
+  clock?: { now(): Date };
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_REDIRECTS = 10;

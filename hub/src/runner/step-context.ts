@@ -1,0 +1,35 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { MonitorNode } from '../contract/monitor-definition.js';
+import type { SecretRefContext } from '../secrets/secret-refs.js';
+import type { ReceivedBody } from './response-body.js';
+
+export type HttpRequestNode = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>;
+export type WaitNode = Extract<MonitorNode, { type: 'WAIT' }>;
+export type AssertionNode = Extract<MonitorNode, { type: 'ASSERTION' }>;
+
+/** What a finished HTTP_REQUEST left for the assertions that name it. */
+export interface RecordedResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: ReceivedBody;
+  format: HttpRequestNode['response_format'];
+  responseTimeMs: number;
+}
+
+/** Everything the steps of one run share. */
+export interface StepContext {
+  /** Aborted when the run times out or its caller cancels it; the reason says which. */
+  runSignal: AbortSignal;
+  secrets: SecretRefContext;
+  /** Every secret value a step resolved, so that the outcome can be redacted at the end. */
+  secretValues: Set<string>;
+  responses: Map<string, RecordedResponse>;
+  dispatchers: { direct: Dispatcher; followingRedirects: Dispatcher };
+  requestTimeoutMs: number;
+  maxBodyBytes: number;
+  now(): Date;
+}
+
+/** Milliseconds since a `performance.now()` reading, to a tenth. */
+export const elapsedMs = (since: number): number => Math.round((performance.now() - since) * 10) / 10;

@@ -1,0 +1,160 @@
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database, RunTable } from '../db/tables.js';
+
+export type RunRow = Selectable<RunTable>;
+type Executor = Db | Transaction<Database>;
+
+export interface RunFilter {
+  monitorId?: string | undefined;
+  status?: RunRow['status'] | undefined;
+  executionGroupId?: string | undefined;
+}
+
+export async function insertRuns(db: Executor, rows: Insertable<RunTable>[]): Promise<RunRow[]> {
+  return db.insertInto('runs').values(rows).returningAll().execute();
+}
+
+/**
+ * The run of one scheduled slot: inserted once, however often the slot's job is delivered. A second delivery
+ * gets `undefined` and does nothing.
+ */
+export async function insertScheduledRun(
+  db: Executor,
+  row: Insertable<RunTable>,
+): Promise<RunRow | undefined> {
+  return db
+    .insertInto('runs')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'monitor_id', 'location', 'schedule_slot']).doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findRun(db: Executor, organizationId: string, id: string): Promise<RunRow | undefined> {
+  return db
+    .selectFrom('runs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listRuns(
+  db: Executor,
+  organizationId: string,
+  filter: RunFilter,
+  page: { page: number; limit: number },
+) {
+  let query = db
+    .selectFrom('runs')
+    .innerJoin('monitors', (join) =>
+      join
+        .onRef('monitors.organization_id', '=', 'runs.organization_id')
+        .onRef('monitors.id', '=', 'runs.monitor_id'),
+    )
+    .where('runs.organization_id', '=', organizationId);
+  if (filter.monitorId !== undefined) query = query.where('runs.monitor_id', '=', filter.monitorId);
+  if (filter.status !== undefined) query = query.where('runs.status', '=', filter.status);
+  if (filter.executionGroupId !== undefined)
+    query = query.where('runs.execution_group_id', '=', filter.executionGroupId);
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll('runs')
+      .select(['monitors.name as monitor_name', 'monitors.definition as monitor_definition'])
+      .orderBy('runs.created_at', 'desc')
+      .orderBy('runs.id', 'desc')
+      .limit(page.limit)
+      .offset(page.page * page.limit)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** pending -> running, once: a second worker holding the same run gets `undefined`. */
+export async function claimRun(db: Executor, organizationId: string, id: string, startedAt: Date) {
+  return db
+    .updateTable('runs')
+    .set({ status: 'running', started_at: startedAt })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface RunResult {
+  success: boolean;
+  errors: string[];
+  steps: unknown[] | null;
+  completedAt: Date;
+  durationMs: number | null;
+}
+
+/** running -> completed/failed, once; `undefined` when the run was already finished (by the reaper, say). */
+export async function finishRun(db: Executor, organizationId: string, id: string, result: RunResult) {
+  return db
+    .updateTable('runs')
+    .set({
+      status: result.success ? 'completed' : 'failed',
+      success: result.success,
+      errors: JSON.stringify(result.errors),
+      steps: result.steps === null ? null : JSON.stringify(result.steps),
+      completed_at: result.completedAt,
+      duration_ms: result.durationMs,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'running'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Fails runs left `running` past `runningBefore` or `pending` past `pendingBefore`; returns the failed rows. */
+export async function failStuckRuns(
+  db: Executor,
+  cutoffs: { runningBefore: Date; pendingBefore: Date },
+  now: Date,
+) {
+  const running = await db
+    .updateTable('runs')
+    .set({
+      status: 'failed',
+      success: false,
+      completed_at: now,
+      errors: JSON.stringify([
+        'run failed by the system: still running after its timeout (the worker stopped or lost it)',
+      ]),
+    })
+    .where('status', '=', 'running')
+    .where('started_at', '<', cutoffs.runningBefore)
+    .returningAll()
+    .execute();
+  const pending = await db
+    .updateTable('runs')
+    .set({
+      status: 'failed',
+      success: false,
+      completed_at: now,
+      errors: JSON.stringify([
+        'run failed by the system: no worker started it (is a worker serving its location?)',
+      ]),
+    })
+    .where('status', '=', 'pending')
+    .where('created_at', '<', cutoffs.pendingBefore)
+    .returningAll()
+    .execute();
+  return [...running, ...pending];
+}
+
+/** Deletes at most `batch` runs created before `before`; small batches keep locks short for writers. */
+export async function deleteRunsBefore(db: Executor, before: Date, batch: number): Promise<number> {
+  const result = await sql<{ id: string }>`
+    delete from runs where (organization_id, id) in (
+      select organization_id, id from runs where created_at < ${before} limit ${batch}
+    ) returning id`.execute(db);
+  return result.rows.length;
+}

@@ -1,0 +1,120 @@
+import type { Monitor } from '../contract/monitor-definition.js';
+import type { Run } from '../contract/run.js';
+import type { Db } from '../db/database.js';
+import { newId } from '../db/ids.js';
+import { NotFoundError, UnavailableError, ValidationError } from '../http/errors.js';
+import { findMonitor } from '../monitors/monitor.repository.js';
+import { monitorRowToMonitor } from '../monitors/monitor.service.js';
+import type { RunQueue } from '../scheduling/run-queue.js';
+import { monitorLocations } from '../scheduling/schedules.js';
+import type { Clock } from '../system/clock.js';
+import { finishRun, findRun, insertRuns, listRuns, type RunFilter, type RunRow } from './run.repository.js';
+
+export function runRowToRun(row: RunRow, monitor?: Monitor): Run {
+  return {
+    id: row.id,
+    monitorId: row.monitor_id,
+    executionGroupId: row.execution_group_id,
+    location: row.location,
+    environment: row.environment,
+    status: row.status,
+    triggeredBy: row.triggered_by,
+    startedAt: row.started_at?.toISOString() ?? null,
+    completedAt: row.completed_at?.toISOString() ?? null,
+    duration_ms: row.duration_ms,
+    success: row.success,
+    errors: row.errors,
+    steps: (row.steps as Array<Record<string, unknown>> | null) ?? null,
+    createdAt: row.created_at.toISOString(),
+    ...(monitor === undefined
+      ? {}
+      : {
+          monitor: {
+            id: monitor.id,
+            name: monitor.name,
+            version: monitor.version,
+            frequency: monitor.frequency,
+            locations: monitorLocations(monitor),
+          },
+        }),
+  };
+}
+
+export interface RunServiceDeps {
+  db: Db;
+  queue: RunQueue;
+  clock: Clock;
+}
+
+export function createRunService({ db, queue, clock }: RunServiceDeps) {
+  return {
+    /** One pending run per location, sharing an execution group, each enqueued for its location's workers. */
+    async trigger(
+      organizationId: string,
+      monitorId: string,
+      request: { environment: string; location?: string | undefined },
+    ): Promise<Run> {
+      const row = await findMonitor(db, organizationId, monitorId);
+      if (row === undefined) throw new NotFoundError(`monitor ${monitorId} not found`);
+      const monitor = monitorRowToMonitor(row);
+      const locations = monitorLocations(monitor);
+      if (request.location !== undefined && !locations.includes(request.location)) {
+        const message = `monitor ${monitorId} does not run in "${request.location}" (its locations: ${locations.join(', ')})`;
+        throw new ValidationError(message, [{ path: 'location', message }]);
+      }
+      const executionGroupId = newId('grp');
+      const now = clock.now();
+      const runs = await insertRuns(
+        db,
+        (request.location === undefined ? locations : [request.location]).map((location) => ({
+          organization_id: organizationId,
+          id: newId('run'),
+          monitor_id: monitorId,
+          execution_group_id: executionGroupId,
+          location,
+          environment: request.environment,
+          status: 'pending' as const,
+          triggered_by: 'manual' as const,
+          schedule_slot: null,
+          errors: JSON.stringify([]),
+          created_at: now,
+        })),
+      );
+      try {
+        for (const run of runs)
+          await queue.enqueue({ organizationId, monitorId, location: run.location, runId: run.id });
+      } catch (error) {
+        for (const run of runs) {
+          await finishRun(db, organizationId, run.id, {
+            success: false,
+            errors: ['run could not be queued: the queue (Redis) did not answer'],
+            steps: null,
+            completedAt: clock.now(),
+            durationMs: null,
+          });
+        }
+        throw new UnavailableError('the run queue did not answer; the run was not started', { cause: error });
+      }
+      return runRowToRun(runs[0] as RunRow);
+    },
+
+    async list(organizationId: string, filter: RunFilter, page: { page: number; limit: number }) {
+      const { rows, total } = await listRuns(db, organizationId, filter, page);
+      const data = rows.map(({ monitor_name, monitor_definition, ...run }) =>
+        runRowToRun(run, {
+          id: run.monitor_id,
+          name: monitor_name,
+          ...(monitor_definition as Omit<Monitor, 'id' | 'name'>),
+        }),
+      );
+      return { data, total };
+    },
+
+    async get(organizationId: string, id: string): Promise<Run> {
+      const row = await findRun(db, organizationId, id);
+      if (row === undefined) throw new NotFoundError(`run ${id} not found`);
+      return runRowToRun(row);
+    },
+  };
+}
+export type RunService = ReturnType<typeof createRunService>;

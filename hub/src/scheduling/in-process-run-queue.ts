@@ -1,0 +1,109 @@
+import type { DeliveredRunJob, RunConsumer, RunJobData, RunQueue, RunSchedule } from './run-queue.js';
+
+interface Timer {
+  schedule: RunSchedule;
+  handle: NodeJS.Timeout;
+}
+
+/**
+ * The RunQueue contract in one process, for `meerkat dev` without Redis: schedules fire on timers at the same
+ * offset-aligned slots BullMQ uses, and jobs go to the consumer of their location with bounded concurrency.
+ * Nothing survives a restart; the schedule reconciler recreates the schedules at start.
+ */
+export function createInProcessRunQueue(clock: { now(): Date } = { now: () => new Date() }): RunQueue {
+  const timers = new Map<string, Timer>();
+  const handlers = new Map<
+    string,
+    { handler: (job: DeliveredRunJob) => Promise<void>; concurrency: number }
+  >();
+  const backlog = new Map<string, DeliveredRunJob[]>();
+  const active = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+
+  const pump = (location: string) => {
+    const consumer = handlers.get(location);
+    const waiting = backlog.get(location) ?? [];
+    while (
+      consumer !== undefined &&
+      waiting.length > 0 &&
+      (active.get(location) ?? 0) < consumer.concurrency
+    ) {
+      const job = waiting.shift() as DeliveredRunJob;
+      active.set(location, (active.get(location) ?? 0) + 1);
+      const done = consumer
+        .handler(job)
+        .catch(() => undefined)
+        .finally(() => {
+          active.set(location, (active.get(location) ?? 1) - 1);
+          inFlight.delete(done);
+          pump(location);
+        });
+      inFlight.add(done);
+    }
+  };
+
+  const deliver = (location: string, job: DeliveredRunJob) => {
+    backlog.set(location, [...(backlog.get(location) ?? []), job]);
+    pump(location);
+  };
+
+  const arm = (schedule: RunSchedule) => {
+    const now = clock.now().getTime();
+    let next = Math.floor(now / schedule.everyMs) * schedule.everyMs + schedule.offsetMs;
+    if (next <= now) next += schedule.everyMs;
+    const handle = setTimeout(() => {
+      deliver(schedule.location, { data: schedule.data, slot: String(next), dueAt: new Date(next) });
+      if (timers.get(schedule.id)?.handle === handle) arm(schedule);
+    }, next - now);
+    handle.unref();
+    timers.set(schedule.id, { schedule, handle });
+  };
+
+  return {
+    enqueue(data: RunJobData & { runId: string }) {
+      deliver(data.location, { data, slot: undefined, dueAt: clock.now() });
+      return Promise.resolve();
+    },
+    upsertSchedule(schedule) {
+      const existing = timers.get(schedule.id);
+      const same =
+        existing &&
+        existing.schedule.everyMs === schedule.everyMs &&
+        existing.schedule.offsetMs === schedule.offsetMs;
+      if (!same) {
+        if (existing) clearTimeout(existing.handle);
+        arm(schedule);
+      }
+      return Promise.resolve();
+    },
+    removeSchedule(_location, scheduleId) {
+      const existing = timers.get(scheduleId);
+      if (existing) clearTimeout(existing.handle);
+      timers.delete(scheduleId);
+      return Promise.resolve();
+    },
+    listScheduleIds(location) {
+      return Promise.resolve(
+        [...timers.values()].filter((t) => t.schedule.location === location).map((t) => t.schedule.id),
+      );
+    },
+    consume(locations, handler, { concurrency }): RunConsumer {
+      for (const location of locations) {
+        handlers.set(location, { handler, concurrency });
+        pump(location);
+      }
+      return {
+        async close() {
+          for (const location of locations) handlers.delete(location);
+          await Promise.all([...inFlight]);
+        },
+      };
+    },
+    async close() {
+      for (const { handle } of timers.values()) clearTimeout(handle);
+      timers.clear();
+      handlers.clear();
+      await Promise.all([...inFlight]);
+    },
+  };
+}

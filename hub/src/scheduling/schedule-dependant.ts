@@ -1,0 +1,27 @@
+import type { MonitorDependant } from '../monitors/monitor-dependants.js';
+import { monitorLocations } from './schedules.js';
+
+/**
+ * Keeps a monitor's schedules following it: each change records, in the monitor's own transaction, that its
+ * schedules need applying (and which locations it left); the schedule reconciler does the Redis work.
+ */
+export const scheduleDependant: MonitorDependant = {
+  name: 'schedules',
+  async sync(tx, change) {
+    const now = new Set(change.kind === 'delete' ? [] : monitorLocations(change.monitor));
+    const before =
+      change.kind === 'delete'
+        ? monitorLocations(change.monitor)
+        : change.previous
+          ? monitorLocations(change.previous)
+          : [];
+    await tx
+      .insertInto('schedule_outbox')
+      .values({
+        organization_id: change.organizationId,
+        monitor_id: change.monitor.id,
+        removed_locations: JSON.stringify(before.filter((location) => !now.has(location))),
+      })
+      .execute();
+  },
+};

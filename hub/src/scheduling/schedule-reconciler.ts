@@ -1,0 +1,88 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { findMonitor } from '../monitors/monitor.repository.js';
+import { monitorRowToMonitor } from '../monitors/monitor.service.js';
+import type { RunQueue } from './run-queue.js';
+import { desiredSchedules, scheduleId } from './schedules.js';
+
+const OUTBOX_BATCH = 500;
+
+/**
+ * Applies pending outbox rows, oldest first. Rows are locked with SKIP LOCKED, so two schedulers never apply the
+ * same row, and deleted only after their schedules were written: a crash leaves them to be applied again.
+ */
+export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const rows = await tx
+      .selectFrom('schedule_outbox')
+      .selectAll()
+      .orderBy('id')
+      .limit(OUTBOX_BATCH)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    for (const row of rows) {
+      // A deleted monitor's row names every location it had; a changed one names those it left.
+      for (const location of row.removed_locations) {
+        await queue.removeSchedule(location, scheduleId(row.organization_id, row.monitor_id, location));
+      }
+      const monitor = await findMonitor(tx, row.organization_id, row.monitor_id);
+      if (monitor === undefined) continue;
+      for (const schedule of desiredSchedules(row.organization_id, monitorRowToMonitor(monitor))) {
+        await queue.upsertSchedule(schedule);
+      }
+    }
+    if (rows.length > 0)
+      await tx
+        .deleteFrom('schedule_outbox')
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute();
+    return rows.length;
+  });
+}
+
+/**
+ * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts what is missing or
+ * changed and removes schedulers nobody wants. Run at start and periodically; heals anything the outbox missed.
+ */
+export async function reconcileAllSchedules(
+  db: Db,
+  queue: RunQueue,
+  locations: readonly string[],
+  log: Logger,
+): Promise<void> {
+  const wanted = new Set<string>();
+  let upserted = 0;
+  for (let offset = 0; ; offset += 1000) {
+    const rows = await db
+      .selectFrom('monitors')
+      .selectAll()
+      .orderBy('organization_id')
+      .orderBy('id')
+      .limit(1000)
+      .offset(offset)
+      .execute();
+    for (const row of rows) {
+      for (const schedule of desiredSchedules(row.organization_id, monitorRowToMonitor(row))) {
+        if (!locations.includes(schedule.location)) continue;
+        wanted.add(schedule.id);
+        await queue.upsertSchedule(schedule);
+        upserted += 1;
+      }
+    }
+    if (rows.length < 1000) break;
+  }
+  let removed = 0;
+  for (const location of locations) {
+    for (const id of await queue.listScheduleIds(location)) {
+      if (wanted.has(id)) continue;
+      await queue.removeSchedule(location, id);
+      removed += 1;
+    }
+  }
+  log.info({ upserted, removed }, 'schedules reconciled');
+}

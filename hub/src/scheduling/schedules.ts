@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { frequencyToSeconds, type Monitor } from '../contract/monitor-definition.js';
+import type { RunSchedule } from './run-queue.js';
+
+export function scheduleId(organizationId: string, monitorId: string, location: string): string {
+  return `${organizationId}/${monitorId}/${location}`;
+}
+
+/**
+ * A stable offset within the interval, from a hash of the schedule id: monitors with the same frequency start
+ * at different moments instead of all at once, and a restart keeps each one where it was.
+ */
+export function scheduleOffsetMs(id: string, everyMs: number): number {
+  const hash = createHash('sha256').update(id).digest().readUInt32BE(0);
+  return hash % everyMs;
+}
+
+export function monitorLocations(monitor: Pick<Monitor, 'locations'>): string[] {
+  return monitor.locations ?? ['default'];
+}
+
+/** The schedules a monitor should have: one per location. */
+export function desiredSchedules(organizationId: string, monitor: Monitor): RunSchedule[] {
+  const everyMs = Math.round(frequencyToSeconds(monitor.frequency) * 1000);
+  return monitorLocations(monitor).map((location) => {
+    const id = scheduleId(organizationId, monitor.id, location);
+    return {
+      id,
+      location,
+      everyMs,
+      offsetMs: scheduleOffsetMs(id, everyMs),
+      data: { organizationId, monitorId: monitor.id, location },
+    };
+  });
+}

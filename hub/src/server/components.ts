@@ -1,0 +1,94 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Settings } from '../config/settings.js';
+import { createCredentialCipher, type CredentialCipher } from '../crypto/credential-cipher.js';
+import { openDatabase, pingDatabase, type DatabaseHandle, type Db } from '../db/database.js';
+import { assertDatabaseCurrent, migrateToLatest } from '../db/migrator.js';
+import { createBullmqRunQueue } from '../scheduling/bullmq-run-queue.js';
+import { createInProcessRunQueue } from '../scheduling/in-process-run-queue.js';
+import type { RunQueue } from '../scheduling/run-queue.js';
+import { createGcpSecretStore } from '../secrets/gcp-secret-store.js';
+import { createLocalSecretStore } from '../secrets/local-secret-store.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import type { ReadinessCheck } from '../system/system.routes.js';
+
+/** What every long-running process opens from its settings, and closes in reverse on the way out. */
+export interface Components {
+  database: DatabaseHandle;
+  db: Db;
+  cipher: CredentialCipher;
+  secrets: SecretStore;
+  runQueue: RunQueue;
+  readiness: ReadinessCheck[];
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** `dev` migrates its own database; every other process refuses one that is behind. */
+  migrate: boolean;
+  secretsKey: string;
+}
+
+/**
+ * The secrets backend SECRETS_BACKEND names. The Secret Manager client (gRPC, Application Default Credentials)
+ * is loaded only for `gcp`, so `meerkat dev` does not pay for it at start.
+ */
+async function openSecretStore(settings: Readonly<Settings>, db: Db, cipher: CredentialCipher, log: Logger) {
+  if (settings.SECRETS_BACKEND === 'gcp') {
+    const { SecretManagerServiceClient } = await import('@google-cloud/secret-manager');
+    const client = new SecretManagerServiceClient();
+    const store = createGcpSecretStore({ db, client, project: settings.GCP_PROJECT ?? '', log });
+    return { store, close: () => client.close() };
+  }
+  return { store: createLocalSecretStore({ db, cipher }), close: () => Promise.resolve() };
+}
+
+export async function openComponents(
+  settings: Readonly<Settings>,
+  log: Logger,
+  options: OpenOptions,
+): Promise<Components> {
+  const database = openDatabase({ url: settings.DATABASE_URL, dataDir: settings.MEERKAT_DATA_DIR });
+  const redis =
+    settings.REDIS_URL === undefined
+      ? undefined
+      : new Redis(settings.REDIS_URL, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+        });
+  redis?.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
+  try {
+    if (options.migrate) await migrateToLatest(database.db);
+    else await assertDatabaseCurrent(database.db);
+    if (redis !== undefined) await redis.connect();
+  } catch (error) {
+    await database.db.destroy();
+    redis?.disconnect();
+    throw error;
+  }
+
+  const readiness: ReadinessCheck[] = [{ name: 'database', check: () => pingDatabase(database.db) }];
+  if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
+  const cipher = createCredentialCipher(options.secretsKey);
+  const secrets = await openSecretStore(settings, database.db, cipher, log);
+  const runQueue =
+    settings.REDIS_URL === undefined
+      ? createInProcessRunQueue()
+      : createBullmqRunQueue({ redisUrl: settings.REDIS_URL });
+
+  return {
+    database,
+    db: database.db,
+    cipher,
+    secrets: secrets.store,
+    runQueue,
+    readiness,
+    async close() {
+      await runQueue.close();
+      await secrets.close();
+      await database.db.destroy();
+      redis?.disconnect();
+    },
+  };
+}

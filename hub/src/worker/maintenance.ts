@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { deleteRunsBefore, failStuckRuns } from '../runs/run.repository.js';
+import type { Clock } from '../system/clock.js';
+
+export interface MaintenanceOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  runTimeoutMs: number;
+  intervalMs: number;
+  /** Unset: this process does not delete old runs (only the scheduler does). */
+  retentionDays?: number;
+}
+
+const REAPER_GRACE_MS = 30_000;
+const PENDING_LIMIT_MS = 60 * 60 * 1000;
+const RETENTION_BATCH = 1000;
+
+/** Fails runs stuck past their timeout, so nothing stays `running` forever. Safe to run in every replica. */
+export async function reapStuckRuns(
+  options: Pick<MaintenanceOptions, 'db' | 'clock' | 'log' | 'runTimeoutMs'>,
+) {
+  const now = options.clock.now();
+  const failed = await failStuckRuns(
+    options.db,
+    {
+      runningBefore: new Date(now.getTime() - options.runTimeoutMs - REAPER_GRACE_MS),
+      pendingBefore: new Date(now.getTime() - Math.max(PENDING_LIMIT_MS, options.runTimeoutMs * 2)),
+    },
+    now,
+  );
+  if (failed.length > 0)
+    options.log.warn({ runs: failed.map((r) => r.id) }, 'failed runs stuck past their timeout');
+  return failed;
+}
+
+/** Deletes runs older than the retention in small batches, yielding between them so writers are not blocked. */
+export async function deleteExpiredRuns(
+  options: Pick<MaintenanceOptions, 'db' | 'clock'> & { retentionDays: number },
+) {
+  const before = new Date(options.clock.now().getTime() - options.retentionDays * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteRunsBefore(options.db, before, RETENTION_BATCH);
+    total += deleted;
+    if (deleted < RETENTION_BATCH) return total;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Runs the reaper (and retention) every interval until stopped. */
+export function startMaintenance(options: MaintenanceOptions): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    running = (async () => {
+      await reapStuckRuns(options);
+      if (options.retentionDays !== undefined)
+        await deleteExpiredRuns({ ...options, retentionDays: options.retentionDays });
+    })().catch((error: unknown) => options.log.error({ err: error }, 'run maintenance failed'));
+  };
+  const timer = setInterval(tick, options.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

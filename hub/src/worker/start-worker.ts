@@ -1,0 +1,67 @@
+import type { Logger } from 'pino';
+import type { Settings } from '../config/settings.js';
+import type { LocationExecutor } from '../runs/location-executor.js';
+import type { RunFinishedHook } from '../runs/run-finished.js';
+import { createMonitorRunner } from '../runner/monitor-runner.js';
+import type { Components } from '../server/components.js';
+import { systemClock } from '../system/clock.js';
+import { startMaintenance } from './maintenance.js';
+import { createRunJobHandler } from './run-job-handler.js';
+import { createWorkerExecutor } from './worker-executor.js';
+
+export interface StartWorkerOptions {
+  settings: Readonly<Settings>;
+  log: Logger;
+  components: Components;
+  locations: readonly string[];
+  concurrency: number;
+  hooks?: readonly RunFinishedHook[];
+}
+
+/**
+ * Consumes `runs:<location>` for each location served. SIGTERM (close) stops taking jobs, lets in-flight runs
+ * finish for SHUTDOWN_GRACE_SECONDS, then aborts them: they are recorded failed, saying the worker shut down.
+ */
+export function startWorker(options: StartWorkerOptions): { close(): Promise<void> } {
+  const { settings, log, components } = options;
+  const runner = createMonitorRunner({
+    requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
+    runTimeoutMs: settings.RUN_TIMEOUT_MS,
+  });
+  const shutdown = new AbortController();
+  const workerExecutor = createWorkerExecutor({
+    db: components.db,
+    runner,
+    secrets: components.secrets,
+    clock: systemClock,
+    log,
+    hooks: options.hooks ?? [],
+  });
+  const executors = new Map<string, LocationExecutor>();
+  for (const location of settings.LOCATIONS) {
+    if (options.locations.includes(location.name) && location.executor === 'worker')
+      executors.set(location.name, workerExecutor);
+  }
+  const handler = createRunJobHandler({ db: components.db, executors, log, signal: shutdown.signal });
+  const consumer = components.runQueue.consume([...executors.keys()], handler, {
+    concurrency: options.concurrency,
+  });
+  const maintenance = startMaintenance({
+    db: components.db,
+    clock: systemClock,
+    log,
+    runTimeoutMs: settings.RUN_TIMEOUT_MS,
+    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
+  });
+  log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
+
+  return {
+    async close() {
+      const abortLater = setTimeout(() => shutdown.abort(), settings.SHUTDOWN_GRACE_SECONDS * 1000);
+      await consumer.close();
+      clearTimeout(abortLater);
+      await maintenance.stop();
+      await runner.close();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../../hub/src/db/database.js';
+import type { MonitorChange, MonitorDependant } from '../../hub/src/monitors/monitor-dependants.js';
+import type { MonitorSchemaMigration } from '../../hub/src/monitors/monitor-schema-migrations.js';
+import { createMonitorService } from '../../hub/src/monitors/monitor.service.js';
+import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
+import { databaseEngines } from '../harness/engines.js';
+import { validMonitor } from './fixtures.js';
+
+/** A test-only schema 0.9 that spelled the frequency as `intervalMinutes`. */
+const upgradeFrom09: MonitorSchemaMigration = {
+  from: '0.9',
+  to: '1.0',
+  migrate: ({ intervalMinutes, ...rest }) => ({
+    ...rest,
+    frequency: { every: intervalMinutes, unit: 'MINUTE' },
+  }),
+};
+
+const clock = { now: () => new Date() };
+
+describe.each(databaseEngines)('the monitor service on $name', (engine) => {
+  let db: Db;
+  let dispose: () => Promise<void>;
+  beforeEach(async () => {
+    ({ db, dispose } = await engine.open());
+  });
+  afterEach(() => dispose());
+
+  async function storeOldMonitor(id: string, schemaVersion: string) {
+    const { frequency, ...rest } = validMonitor({ name: id });
+    await db
+      .insertInto('monitors')
+      .values({
+        organization_id: 'acme',
+        id,
+        project: 'shop',
+        environment: 'production',
+        name: id,
+        schema_version: schemaVersion,
+        definition: JSON.stringify({ ...rest, version: schemaVersion, intervalMinutes: 7 }),
+        updated_at: new Date('2025-01-01T00:00:00Z'),
+      })
+      .execute();
+  }
+
+  it('upgrades an older stored monitor on version=latest, writes it back, and leaves it alone otherwise', async () => {
+    const monitors = createMonitorService({
+      db,
+      clock,
+      locations: ['default'],
+      schemaMigrations: [upgradeFrom09],
+    });
+    await storeOldMonitor('legacy', '0.9');
+    const query = { project: 'shop', environment: 'production', name: 'legacy' };
+
+    const asStored = await monitors.getByName('acme', query);
+    expect(asStored).toMatchObject({ version: '0.9', intervalMinutes: 7 });
+
+    const upgraded = await monitors.getByName('acme', { ...query, version: 'latest' });
+    expect(upgraded).toMatchObject({ version: '1.0', frequency: { every: 7, unit: 'MINUTE' } });
+    expect(upgraded).not.toHaveProperty('intervalMinutes');
+    const row = await db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('id', '=', 'legacy')
+      .executeTakeFirstOrThrow();
+    expect(row.schema_version).toBe('1.0');
+    expect(monitorDefinitionSchema.safeParse(row.definition).success).toBe(true);
+
+    const again = await monitors.getByName('acme', { ...query, version: 'latest' });
+    expect(again.updatedAt).toBe(upgraded.updatedAt);
+  });
+
+  it('refuses to upgrade from a version no migration starts at', async () => {
+    const monitors = createMonitorService({
+      db,
+      clock,
+      locations: ['default'],
+      schemaMigrations: [upgradeFrom09],
+    });
+    await storeOldMonitor('ancient', '0.5');
+    await expect(
+      monitors.getByName('acme', {
+        project: 'shop',
+        environment: 'production',
+        name: 'ancient',
+        version: 'latest',
+      }),
+    ).rejects.toThrow('no migration path from monitor schema version 0.5 to 1.0');
+  });
+
+  it('hands each dependant the change inside the transaction, and a dependant that refuses undoes the upsert', async () => {
+    const seen: MonitorChange[] = [];
+    const recorder: MonitorDependant = {
+      name: 'recorder',
+      sync: (_tx, change) => Promise.resolve(void seen.push(change)),
+    };
+    const refuser: MonitorDependant = {
+      name: 'refuser',
+      sync: (_tx, change) =>
+        change.kind === 'upsert' && change.monitor.name === 'refused'
+          ? Promise.reject(new Error('no integration'))
+          : Promise.resolve(),
+    };
+    const monitors = createMonitorService({
+      db,
+      clock,
+      locations: ['default'],
+      dependants: [recorder, refuser],
+    });
+    const definition = monitorDefinitionSchema.parse(validMonitor({ name: 'kept' }));
+
+    await monitors.upsert('acme', 'kept', definition);
+    await monitors.upsert('acme', 'kept', definition);
+    await monitors.upsert('acme', 'kept', { ...definition, frequency: { every: 9, unit: 'MINUTE' } });
+    await monitors.remove('acme', 'kept');
+    expect(seen.map((c) => [c.kind, c.kind === 'upsert' ? c.previous?.frequency.every : undefined])).toEqual([
+      ['upsert', undefined],
+      ['upsert', 5],
+      ['delete', undefined],
+    ]);
+
+    const refused = monitorDefinitionSchema.parse(validMonitor({ name: 'refused' }));
+    await expect(monitors.upsert('acme', 'refused', refused)).rejects.toThrow('no integration');
+    expect(await db.selectFrom('monitors').selectAll().execute()).toEqual([]);
+  });
+});

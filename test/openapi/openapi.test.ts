@@ -1,0 +1,72 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../hub/src/openapi/document.js';
+
+type Document = ReturnType<typeof buildOpenApiDocument>;
+
+/** Each endpoint of the API document (and DESIGN.md's additions) as it lands, with its methods. */
+const expectedOperations: Record<string, string[]> = {
+  '/': ['get'],
+  '/monitor/': ['get', 'post'],
+  '/monitor/by-name': ['get'],
+  '/monitor/{id}': ['get', 'put', 'delete'],
+  '/connections': ['get', 'post'],
+  '/connections/{id}': ['get', 'delete'],
+};
+
+/** The resource schemas of the API document, by component name. */
+const expectedSchemas = [
+  'Monitor',
+  'MonitorDefinition',
+  'HttpRequestNode',
+  'WaitNode',
+  'AssertionNode',
+  'Edge',
+  'Frequency',
+  'SecretOrString',
+  'SecretReference',
+  'StatusAssertion',
+  'HeaderAssertion',
+  'BodyAssertion',
+  'ResponseTimeAssertion',
+  'TextAssertion',
+  'BinaryPredicate',
+  'UnaryPredicate',
+  'NotificationDefinition',
+  'Trigger',
+  'Routing',
+  'Connection',
+  'Error',
+  'Unauthorized',
+];
+
+describe('the OpenAPI document', () => {
+  const document: Document = buildOpenApiDocument('1.2.3');
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('describes every endpoint with its methods', () => {
+    for (const [path, methods] of Object.entries(expectedOperations)) {
+      const item = document.paths?.[path] as Record<string, unknown> | undefined;
+      expect(item, path).toBeDefined();
+      expect(Object.keys(item ?? {})).toEqual(expect.arrayContaining(methods));
+    }
+  });
+
+  it('names every resource schema as a component', () => {
+    const names = Object.keys(document.components?.schemas ?? {}).map((name) => name.replace(/Output$/, ''));
+    expect(names).toEqual(expect.arrayContaining(expectedSchemas));
+  });
+
+  it('documents the 401 body on authenticated operations and none on the health check', () => {
+    const listMonitors = document.paths?.['/monitor/']?.get;
+    expect(Object.keys(listMonitors?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403']),
+    );
+    expect(document.paths?.['/']?.get?.security).toEqual([]);
+  });
+});

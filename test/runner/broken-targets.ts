@@ -1,0 +1,85 @@
+// Targets that fail below HTTP: a TLS server with a self-signed certificate made by openssl at test time,
+// a TCP server that answers garbage instead of HTTP, and a port nobody listens on.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface RunningTarget {
+  url: string;
+  close(): Promise<void>;
+}
+
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+export interface SelfSignedTarget extends RunningTarget {
+  /** The certificate in PEM, for a runner that should trust it. */
+  certificate: string;
+}
+
+/** An https server for `localhost` whose certificate no public CA signed. */
+export async function startSelfSignedTarget(): Promise<SelfSignedTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'meerkat-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    const certificate = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const server = createHttpsServer({ key, cert: certificate }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"secure":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `https://localhost:${port}`,
+      certificate,
+      close: () => {
+        server.closeAllConnections();
+        return closeServer(server);
+      },
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A TCP server whose answer is not HTTP at all. */
+export async function startGarbageTarget(): Promise<RunningTarget> {
+  const server = createTcpServer((socket) => socket.end('this is not HTTP\r\n\r\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => closeServer(server),
+  };
+}
+
+/** A loopback port that was free a moment ago: connecting to it is refused. */
+export async function refusedUrl(): Promise<string> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await closeServer(server);
+  return `http://127.0.0.1:${port}`;
+}

@@ -1,0 +1,127 @@
+// A local HTTP target for the runner tests, on 127.0.0.1 and a free port. It records what it received and,
+// for /slow, when each request started and ended by its own clock, so tests can check overlap and order
+// without wall-clock thresholds.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface TargetServer {
+  url: string;
+  received: ReceivedRequest[];
+  /** Per /slow?label=: server-side start and end (performance.now()) of the request. */
+  spans: Map<string, { start: number; end: number }>;
+  close(): Promise<void>;
+}
+
+export const JSON_DOCUMENT = {
+  status: { indicator: 'none', description: 'All Systems Operational' },
+  items: [
+    { id: 1, name: 'anvil' },
+    { id: 2, name: 'rocket' },
+  ],
+  count: '42',
+  flag: true,
+  flagText: 'false',
+  empty: '',
+  emptyList: [],
+  nothing: null,
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+async function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: TargetServer,
+  body: string,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://target');
+  const path = url.pathname;
+  if (path.endsWith('/echo'))
+    return sendJson(res, 200, { method: req.method, url: req.url, headers: req.headers, body });
+  if (path.startsWith('/status/')) return sendJson(res, Number(path.slice('/status/'.length)), { ok: false });
+  switch (path) {
+    case '/json':
+      return sendJson(res, 200, JSON_DOCUMENT, { 'x-count': '42', 'x-empty': '', 'x-flag': 'true' });
+    case '/xml':
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      return void res.end('<health><status>up</status></health>');
+    case '/empty':
+      res.writeHead(204);
+      return void res.end();
+    case '/malformed':
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end('{"status": "up",');
+    case '/redirect':
+      res.writeHead(302, { location: '/json' });
+      return void res.end();
+    case '/slow': {
+      const label = url.searchParams.get('label') ?? 'slow';
+      const start = performance.now();
+      await sleep(Number(url.searchParams.get('ms') ?? 200));
+      target.spans.set(label, { start, end: performance.now() });
+      return sendJson(res, 200, { label });
+    }
+    case '/hang':
+      return; // never answers; close() destroys the socket
+    case '/big':
+    case '/big-declared': {
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const total = Number(url.searchParams.get('bytes') ?? 1024 * 1024);
+      res.writeHead(200, path === '/big-declared' ? { 'content-length': String(total) } : {});
+      for (let sent = 0; sent < total && !res.destroyed; sent += chunk.length) {
+        if (!res.write(chunk.subarray(0, Math.min(chunk.length, total - sent))))
+          await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+      }
+      return void res.end();
+    }
+    default:
+      return sendJson(res, 404, { error: 'no such route' });
+  }
+}
+
+export async function startTargetServer(): Promise<TargetServer> {
+  const sockets = new Set<Socket>();
+  const target: TargetServer = {
+    url: '',
+    received: [],
+    spans: new Map(),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      target.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      route(req, res, target, body).catch((error: unknown) => res.destroy(error as Error));
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return target;
+}

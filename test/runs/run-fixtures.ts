@@ -1,0 +1,113 @@
+// A local HTTP target and a real worker/scheduler setup on the test Redis, for the run tests.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { loadSettings, type Settings } from '../../hub/src/config/settings.js';
+import type { Db } from '../../hub/src/db/database.js';
+import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
+import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
+import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
+import type { Components } from '../../hub/src/server/components.js';
+import { testRedisUrl } from '../harness/database.js';
+
+export interface Target {
+  url: string;
+  /** Requests seen, with the time each arrived. */
+  hits: Array<{ path: string; at: number }>;
+  close(): Promise<void>;
+}
+
+/** `/ok` answers JSON at once; `/slow?ms=N` answers after N ms. */
+export async function startTarget(): Promise<Target> {
+  const hits: Target['hits'] = [];
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    hits.push({ path: url.pathname, at: Date.now() });
+    const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    if (url.pathname === '/slow') setTimeout(answer, Number(url.searchParams.get('ms') ?? 1000));
+    else answer();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A BullMQ run queue under a prefix of its own, so parallel test files never share queues. */
+export function testRunQueue(): RunQueue {
+  return createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: `test-${randomBytes(6).toString('hex')}` });
+}
+
+export function workerSettings(overrides: Record<string, string> = {}): Readonly<Settings> {
+  return loadSettings(
+    { LOCATIONS: 'default,eu-west', REDIS_URL: testRedisUrl(), SECRETS_KEY: 'ab'.repeat(32), ...overrides },
+    'worker',
+  );
+}
+
+export function testComponents(db: Db, runQueue: RunQueue): Components {
+  const cipher = createCredentialCipher(generateCredentialKey());
+  return {
+    database: { db, description: 'test database', embedded: false },
+    db,
+    cipher,
+    secrets: createLocalSecretStore({ db, cipher }),
+    runQueue,
+    readiness: [],
+    close: () => runQueue.close(),
+  };
+}
+
+export const silentLog = pino({ level: 'silent' });
+
+export function monitorAgainst(target: Target, overrides: Record<string, unknown> = {}) {
+  return {
+    project: 'shop',
+    name: 'target-ok',
+    version: '1.0',
+    environment: 'production',
+    frequency: { every: 1, unit: 'HOUR' },
+    nodes: [
+      {
+        id: 'get',
+        type: 'HTTP_REQUEST',
+        method: 'GET',
+        base: target.url,
+        path: '/ok',
+        response_format: 'JSON',
+      },
+      {
+        id: 'check',
+        type: 'ASSERTION',
+        assertions: [
+          {
+            nodeId: 'get',
+            subject: 'status',
+            predicate: { type: 'binary', operator: 'EQUAL', expected: 200 },
+          },
+        ],
+      },
+    ],
+    edges: [{ from: 'get', to: 'check' }],
+    ...overrides,
+  };
+}
+
+/** Polls `check` until it returns a value, for up to `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

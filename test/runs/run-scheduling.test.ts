@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
+import { drainScheduleOutbox, reconcileAllSchedules } from '../../hub/src/scheduling/schedule-reconciler.js';
+import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import { startScheduler } from '../../hub/src/scheduling/start-scheduler.js';
+import { createRunJobHandler } from '../../hub/src/worker/run-job-handler.js';
+import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { startTestHub, type TestHub } from '../harness/hub.js';
+import {
+  eventually,
+  monitorAgainst,
+  silentLog,
+  startTarget,
+  testComponents,
+  testRunQueue,
+  workerSettings,
+  type Target,
+} from './run-fixtures.js';
+
+const everyTenSeconds = { every: 1 / 6, unit: 'MINUTE' };
+
+describe('scheduled runs on BullMQ', () => {
+  let hub: TestHub;
+  let target: Target;
+  let queue: RunQueue;
+  beforeAll(async () => {
+    target = await startTarget();
+    queue = testRunQueue();
+    hub = await startTestHub({ runQueue: queue });
+  });
+  afterAll(async () => {
+    await queue.close();
+    await hub.close();
+    await target.close();
+  });
+
+  const scheduledRuns = (monitorId: string) =>
+    hub.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('monitor_id', '=', monitorId)
+      .where('triggered_by', '=', 'schedule')
+      .orderBy('created_at')
+      .execute();
+
+  it('runs a monitor on its frequency, and stops when it is deleted', async () => {
+    await hub.request('PUT', '/monitor/ticker', {
+      body: monitorAgainst(target, { name: 'ticker', frequency: everyTenSeconds }),
+    });
+    const settings = workerSettings();
+    const components = testComponents(hub.db, queue);
+    const scheduler = await startScheduler({ settings, log: silentLog, components });
+    const worker = startWorker({
+      settings,
+      log: silentLog,
+      components,
+      locations: ['default'],
+      concurrency: 2,
+    });
+    try {
+      const runs = await eventually(async () => {
+        const rows = await scheduledRuns('ticker');
+        return rows.filter((r) => r.status === 'completed').length >= 2 ? rows : undefined;
+      }, 40_000);
+      const slots = runs.map((r) => Number(r.schedule_slot));
+      expect(slots[1]! - slots[0]!).toBe(10_000);
+      expect(runs.every((r) => r.success === true)).toBe(true);
+
+      expect((await hub.request('DELETE', '/monitor/ticker')).status).toBe(204);
+      await eventually(async () =>
+        (await queue.listScheduleIds('default')).some((id) => id.endsWith('/ticker/default'))
+          ? undefined
+          : true,
+      );
+      const hitsAfterDelete = target.hits.length;
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      expect(target.hits.length).toBe(hitsAfterDelete);
+    } finally {
+      await worker.close();
+      await scheduler.close();
+    }
+  });
+
+  it('keeps one scheduler per monitor and location however often it reconciles', async () => {
+    await hub.request('PUT', '/monitor/many-places', {
+      body: monitorAgainst(target, { name: 'many', locations: ['default', 'eu-west'] }),
+    });
+    await drainScheduleOutbox(hub.db, queue);
+    for (let restart = 0; restart < 3; restart += 1)
+      await reconcileAllSchedules(hub.db, queue, ['default', 'eu-west'], silentLog);
+    const ids = [...(await queue.listScheduleIds('default')), ...(await queue.listScheduleIds('eu-west'))];
+    expect(ids.filter((id) => id.includes('/many-places/')).sort()).toEqual([
+      'acme/many-places/default',
+      'acme/many-places/eu-west',
+    ]);
+
+    await hub.request('PUT', '/monitor/many-places', {
+      body: monitorAgainst(target, { name: 'many', locations: ['eu-west'] }),
+    });
+    await drainScheduleOutbox(hub.db, queue);
+    expect((await queue.listScheduleIds('default')).filter((id) => id.includes('/many-places/'))).toEqual([]);
+    expect((await queue.listScheduleIds('eu-west')).filter((id) => id.includes('/many-places/'))).toEqual([
+      'acme/many-places/eu-west',
+    ]);
+  });
+
+  it('makes one run of a slot delivered twice, even at the same moment', async () => {
+    await hub.request('PUT', '/monitor/twice', { body: monitorAgainst(target, { name: 'twice' }) });
+    const executed: string[] = [];
+    const handler = createRunJobHandler({
+      db: hub.db,
+      executors: new Map([['default', { execute: (run) => Promise.resolve(void executed.push(run.id)) }]]),
+      log: silentLog,
+      signal: new AbortController().signal,
+    });
+    const job = {
+      data: { organizationId: 'acme', monitorId: 'twice', location: 'default' },
+      slot: '1767225600000',
+      dueAt: new Date(),
+    };
+    await Promise.all([handler(job), handler(job)]);
+    await handler(job);
+    expect(await scheduledRuns('twice')).toHaveLength(1);
+    expect(executed).toHaveLength(1);
+  });
+
+  it('spreads monitors of one frequency over the interval', async () => {
+    for (let i = 0; i < 20; i += 1) {
+      await hub.request('PUT', `/monitor/spread-${i}`, {
+        body: monitorAgainst(target, { name: `spread-${i}`, frequency: { every: 1, unit: 'MINUTE' } }),
+      });
+    }
+    const definitions = await hub.db
+      .selectFrom('monitors')
+      .select('id')
+      .where('id', 'like', 'spread-%')
+      .execute();
+    const { desiredSchedules } = await import('../../hub/src/scheduling/schedules.js');
+    const offsets = new Set(
+      definitions.map(
+        (row) =>
+          desiredSchedules('acme', {
+            ...monitorDefinitionSchema.parse(
+              monitorAgainst(target, { frequency: { every: 1, unit: 'MINUTE' } }),
+            ),
+            id: row.id,
+            createdAt: '',
+            updatedAt: '',
+          })[0]?.offsetMs,
+      ),
+    );
+    expect(offsets.size).toBeGreaterThan(15);
+  });
+});
