@@ -38,6 +38,8 @@ export const testLocations = ['default', 'eu-west', 'us-east'];
 export interface TestHub {
   url: string;
   db: Db;
+  /** The hub's secrets backend, for workers that must read what the hub stored. */
+  secrets: SecretStore;
   /** The URL of the hub's own database, for child processes (`meerkat worker`) to share. */
   databaseUrl: string;
   keys: Record<Caller, string>;
@@ -83,12 +85,13 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
   if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
 
   const cipher = createCredentialCipher(generateCredentialKey());
+  const secrets = options.secrets?.(db) ?? createLocalSecretStore({ db, cipher });
   const app = createApp({
     db,
     log: options.log ?? pino({ level: 'silent' }),
     verifier: createApiKeyVerifier(entries),
     cipher,
-    secrets: options.secrets?.(db) ?? createLocalSecretStore({ db, cipher }),
+    secrets,
     runQueue: options.runQueue ?? createInProcessRunQueue(),
     monitorDependants: [scheduleDependant],
     readiness,
@@ -103,6 +106,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     url,
     db,
     databaseUrl: database.url,
+    secrets,
     keys,
     request(method, path, { as = 'acmeAdmin', body, headers = {} } = {}) {
       const init: RequestInit = { method, headers: { ...headers } };

@@ -8,6 +8,7 @@ import type { Db } from '../../hub/src/db/database.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
+import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
 import type { Components } from '../../hub/src/server/components.js';
 import { testRedisUrl } from '../harness/database.js';
@@ -53,13 +54,14 @@ export function workerSettings(overrides: Record<string, string> = {}): Readonly
   );
 }
 
-export function testComponents(db: Db, runQueue: RunQueue): Components {
+/** A worker's components over the hub's database and secrets, with its own queue. */
+export function testComponents(db: Db, runQueue: RunQueue, secrets?: SecretStore): Components {
   const cipher = createCredentialCipher(generateCredentialKey());
   return {
     database: { db, description: 'test database', embedded: false },
     db,
     cipher,
-    secrets: createLocalSecretStore({ db, cipher }),
+    secrets: secrets ?? createLocalSecretStore({ db, cipher }),
     runQueue,
     readiness: [],
     close: () => runQueue.close(),
