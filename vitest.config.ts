@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/harness/global-setup.ts'],
+    // The second starts a Kubernetes control plane only for runs that include a *.kube.test.ts file.
+    globalSetup: ['test/harness/global-setup.ts', 'test/kube/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
