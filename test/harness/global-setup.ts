@@ -15,6 +15,7 @@ const isRoot = process.getuid?.() === 0;
 
 interface RunningServer {
   url: string;
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 type RunAs = { uid: number; gid: number } | undefined;
@@ -148,7 +149,7 @@ async function startServer(spec: ServerSpec): Promise<RunningServer> {
     }
     await sleep(100);
   }
-  return { url: spec.url, stop };
+  return { url: spec.url, pid: child.pid, stop };
 }
 
 async function startPostgres(binDir: string): Promise<RunningServer> {
@@ -231,7 +232,16 @@ async function startRedis(command: string): Promise<RunningServer> {
   });
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export interface TestServices {
+  databaseUrl: string;
+  redisUrl: string;
+  /** Process ids of the servers this started (none for external ones), for CPU accounting in benchmarks. */
+  pids: { postgres?: number; redis?: number };
+  stop(): Promise<void>;
+}
+
+/** Provides PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set, else throwaway servers on free ports. */
+export async function startTestServices(): Promise<TestServices> {
   const externalDatabaseUrl = process.env.DATABASE_URL || undefined;
   const externalRedisUrl = process.env.REDIS_URL || undefined;
   const locate = () => ({
@@ -277,7 +287,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await teardown();
     throw failure?.reason ?? new Error('test servers did not start');
   }
-  project.provide('databaseUrl', databaseUrl);
-  project.provide('redisUrl', redisUrl);
-  return teardown;
+  return {
+    databaseUrl,
+    redisUrl,
+    pids: { postgres: postgres?.pid, redis: redis?.pid },
+    stop: teardown,
+  };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const services = await startTestServices();
+  project.provide('databaseUrl', services.databaseUrl);
+  project.provide('redisUrl', services.redisUrl);
+  return services.stop;
 }

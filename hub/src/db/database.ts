@@ -13,6 +13,7 @@ export interface DatabaseTarget {
   url?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  onIdleClientError?: (error: Error) => void;
 }
 
 /** What a process holds: the query builder and a description safe to log (no password). */
@@ -25,6 +26,9 @@ export interface DatabaseHandle {
 export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   if (target.url !== undefined) {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10 });
+    // An idle client whose server went away (a restart, a failover) emits 'error'; without a listener that
+    // would end the process. The pool drops the client and the next query connects afresh.
+    pool.on('error', (error) => target.onIdleClientError?.(error));
     const url = new URL(target.url);
     return {
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),

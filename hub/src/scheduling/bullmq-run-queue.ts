@@ -69,11 +69,10 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         const worker = new Worker<RunJobData>(
           location,
           async (job) => {
-            const delivered: DeliveredRunJob = {
-              data: job.data,
-              slot: slotOfJob(job),
-              dueAt: new Date(job.timestamp + (job.delay ?? 0)),
-            };
+            const slot = slotOfJob(job);
+            // A scheduled job is due at its slot; an enqueued one as soon as it was added.
+            const dueAt = new Date(slot === undefined ? job.timestamp : Number(slot));
+            const delivered: DeliveredRunJob = { data: job.data, slot, dueAt };
             await handler(delivered);
           },
           { connection, prefix, concurrency },

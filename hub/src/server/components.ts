@@ -48,7 +48,11 @@ export async function openComponents(
   log: Logger,
   options: OpenOptions,
 ): Promise<Components> {
-  const database = openDatabase({ url: settings.DATABASE_URL, dataDir: settings.MEERKAT_DATA_DIR });
+  const database = openDatabase({
+    url: settings.DATABASE_URL,
+    dataDir: settings.MEERKAT_DATA_DIR,
+    onIdleClientError: (error) => log.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
+  });
   const redis =
     settings.REDIS_URL === undefined
       ? undefined

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
@@ -16,6 +17,8 @@ export interface StartWorkerOptions {
   locations: readonly string[];
   concurrency: number;
   hooks?: readonly RunFinishedHook[];
+  /** Told how late each scheduled run started (start minus due time, ms). */
+  onScheduledStart?: (driftMs: number, location: string) => void;
 }
 
 /**
@@ -29,6 +32,8 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
     runTimeoutMs: settings.RUN_TIMEOUT_MS,
   });
   const shutdown = new AbortController();
+  // Every run in flight listens for the shutdown: that is up to `concurrency` listeners, not a leak.
+  setMaxListeners(options.concurrency + 10, shutdown.signal);
   const workerExecutor = createWorkerExecutor({
     db: components.db,
     runner,
@@ -42,7 +47,13 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
     if (options.locations.includes(location.name) && location.executor === 'worker')
       executors.set(location.name, workerExecutor);
   }
-  const handler = createRunJobHandler({ db: components.db, executors, log, signal: shutdown.signal });
+  const handler = createRunJobHandler({
+    db: components.db,
+    executors,
+    log,
+    signal: shutdown.signal,
+    ...(options.onScheduledStart ? { onScheduledStart: options.onScheduledStart } : {}),
+  });
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency,
   });

@@ -1,0 +1,201 @@
+// The runs benchmark (`npm run bench -- --monitors 10000 --every 60 --duration 120`): N monitors every T
+// seconds against a local HTTP target, executed by the real scheduler and worker on BullMQ, PostgreSQL and
+// Redis. Reports sustained runs/s, schedule drift (actual start minus due time), CPU seconds per 1,000 runs
+// for Meerkat and for PostgreSQL and Redis, and peak RSS, next to the raw HTTP rate of the same target.
+import { spawn } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { pino } from 'pino';
+import { loadSettings } from '../hub/src/config/settings.js';
+import { monitorDefinitionSchema } from '../hub/src/contract/monitor-definition.js';
+import { openDatabase } from '../hub/src/db/database.js';
+import { migrateToLatest } from '../hub/src/db/migrator.js';
+import { createMonitorService } from '../hub/src/monitors/monitor.service.js';
+import { scheduleDependant } from '../hub/src/scheduling/schedule-dependant.js';
+import { startScheduler } from '../hub/src/scheduling/start-scheduler.js';
+import { openComponents } from '../hub/src/server/components.js';
+import { startWorker } from '../hub/src/worker/start-worker.js';
+import { startTestServices } from '../test/harness/global-setup.js';
+import { processTreeCpuSeconds } from './process-cpu.js';
+
+const { values } = parseArgs({
+  options: {
+    monitors: { type: 'string', default: '10000' },
+    every: { type: 'string', default: '60' },
+    duration: { type: 'string', default: '120' },
+    concurrency: { type: 'string', default: '100' },
+  },
+});
+const monitors = Number(values.monitors);
+const everySeconds = Number(values.every);
+const durationSeconds = Number(values.duration);
+const concurrency = Number(values.concurrency);
+const log = pino({ level: 'warn' });
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function startTarget(): Promise<{ url: string; stop(): void; pid: number }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
+  );
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM'), pid: child.pid ?? 0 };
+}
+
+async function rawHttpRate(url: string): Promise<number> {
+  const result = await autocannon({ url: `${url}/ok`, connections: 50, duration: 10 });
+  return result.requests.average;
+}
+
+const services = await startTestServices();
+const target = await startTarget();
+try {
+  say(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+  );
+  const raw = await rawHttpRate(target.url);
+  say(`raw HTTP rate of the target (autocannon, 50 connections, 10 s): ${Math.round(raw)} requests/s`);
+
+  const settings = loadSettings(
+    {
+      DATABASE_URL: services.databaseUrl,
+      REDIS_URL: services.redisUrl,
+      SECRETS_KEY: 'ab'.repeat(32),
+      LOCATIONS: 'default',
+      LOG_LEVEL: 'warn',
+      REAPER_INTERVAL_SECONDS: '30',
+    },
+    'worker',
+  );
+  const bootstrap = openComponentsForMigration(services.databaseUrl);
+  await migrateToLatest(bootstrap.db);
+  await bootstrap.db.destroy();
+  const components = await openComponents(settings, log, {
+    migrate: false,
+    secretsKey: settings.SECRETS_KEY ?? '',
+  });
+
+  const service = createMonitorService({
+    db: components.db,
+    clock: { now: () => new Date() },
+    locations: ['default'],
+    dependants: [scheduleDependant],
+  });
+  const created = Date.now();
+  for (let i = 0; i < monitors; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, monitors - i) }, (_, j) =>
+        service.upsert('bench', `m-${i + j}`, monitorDefinitionSchema.parse(benchMonitor(target.url, i + j))),
+      ),
+    );
+  }
+  say(`created ${monitors} monitors in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+
+  const drift: number[] = [];
+  let measuring = false;
+  const scheduler = await startScheduler({ settings, log, components });
+  const worker = startWorker({
+    settings,
+    log,
+    components,
+    locations: ['default'],
+    concurrency,
+    onScheduledStart: (ms) => void (measuring && drift.push(ms)),
+  });
+  say(`scheduler and worker started; warming up for one interval (${everySeconds} s)`);
+  await sleep(everySeconds * 1000);
+
+  measuring = true;
+  const windowStart = new Date();
+  const cpuBefore = process.cpuUsage();
+  const pgBefore = services.pids.postgres ? processTreeCpuSeconds(services.pids.postgres) : Number.NaN;
+  const redisBefore = services.pids.redis ? processTreeCpuSeconds(services.pids.redis) : Number.NaN;
+  let peakRss = 0;
+  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 1000);
+  await sleep(durationSeconds * 1000);
+  clearInterval(rssTimer);
+  measuring = false;
+  const cpu = process.cpuUsage(cpuBefore);
+  const meerkatCpu = (cpu.user + cpu.system) / 1e6;
+  const pgCpu = services.pids.postgres
+    ? processTreeCpuSeconds(services.pids.postgres) - pgBefore
+    : Number.NaN;
+  const redisCpu = services.pids.redis
+    ? processTreeCpuSeconds(services.pids.redis) - redisBefore
+    : Number.NaN;
+  const finished = await components.db
+    .selectFrom('runs')
+    .select((eb) => [
+      eb.fn.countAll<string>().as('total'),
+      eb.fn.sum<string>(eb.case().when('success', '=', true).then(1).else(0).end()).as('ok'),
+    ])
+    .where('completed_at', '>=', windowStart)
+    .executeTakeFirstOrThrow();
+  const runs = Number(finished.total);
+  const sorted = drift.sort((a, b) => a - b);
+  const per1000 = (seconds: number) => ((seconds / runs) * 1000).toFixed(2);
+
+  say('');
+  say(
+    `| monitors | every | window | runs | runs/s | successful | drift p50 | drift p99 | Meerkat CPU s / 1000 runs | PostgreSQL CPU s / 1000 runs | Redis CPU s / 1000 runs | peak RSS |`,
+  );
+  say(`|---|---|---|---|---|---|---|---|---|---|---|---|`);
+  say(
+    `| ${monitors} | ${everySeconds} s | ${durationSeconds} s | ${runs} | ${(runs / durationSeconds).toFixed(1)} | ${finished.ok} | ${percentile(sorted, 50)} ms | ${percentile(sorted, 99)} ms | ${per1000(meerkatCpu)} | ${per1000(pgCpu)} | ${per1000(redisCpu)} | ${Math.round(peakRss / 2 ** 20)} MiB |`,
+  );
+  say(`expected runs in the window: ${Math.round((monitors * durationSeconds) / everySeconds)}`);
+
+  await worker.close();
+  await scheduler.close();
+  await components.close();
+} finally {
+  target.stop();
+  await services.stop();
+}
+
+function benchMonitor(base: string, index: number) {
+  return {
+    project: 'bench',
+    name: `monitor-${index}`,
+    version: '1.0',
+    frequency: { every: everySeconds / 60, unit: 'MINUTE' },
+    nodes: [
+      { id: 'get', type: 'HTTP_REQUEST', method: 'GET', base, path: '/ok', response_format: 'JSON' },
+      {
+        id: 'check',
+        type: 'ASSERTION',
+        assertions: [
+          {
+            nodeId: 'get',
+            subject: 'status',
+            predicate: { type: 'binary', operator: 'EQUAL', expected: 200 },
+          },
+          {
+            nodeId: 'get',
+            subject: 'body',
+            path: '$.status',
+            predicate: { type: 'binary', operator: 'EQUAL', expected: 'ok' },
+          },
+        ],
+      },
+    ],
+    edges: [{ from: 'get', to: 'check' }],
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function openComponentsForMigration(url: string) {
+  return { db: openDatabase({ url, dataDir: '/nonexistent' }).db };
+}
