@@ -9,12 +9,19 @@ const binary = (operator: string, expected: unknown) => ({ type: 'binary', opera
 const unary = (operator: string) => ({ type: 'unary', operator }) as Predicate;
 const status = (predicate: Predicate): Assertion =>
   ({ nodeId: 'json', subject: 'status', predicate }) as Assertion;
-const header = (headerName: string, predicate: Predicate): Assertion =>
-  ({ nodeId: 'json', subject: 'headers', headerName, predicate }) as Assertion;
-const body = (path: string, predicate: Predicate): Assertion =>
-  ({ nodeId: 'json', subject: 'body', path, predicate }) as Assertion;
-const text = (predicate: Predicate, nodeId = 'json'): Assertion =>
-  ({ nodeId, subject: 'text', predicate }) as Assertion;
+const header = (headerName: string, predicate: Predicate): Assertion => ({
+  nodeId: 'json',
+  subject: 'headers',
+  headerName,
+  predicate,
+});
+const body = (path: string, predicate: Predicate): Assertion => ({
+  nodeId: 'json',
+  subject: 'body',
+  path,
+  predicate,
+});
+const text = (predicate: Predicate, nodeId = 'json'): Assertion => ({ nodeId, subject: 'text', predicate });
 const responseTime = (predicate: Predicate): Assertion =>
   ({ nodeId: 'json', subject: 'responseTime', predicate }) as Assertion;
 
@@ -145,7 +152,7 @@ describe('assertion operators, each against the local target', () => {
       [
         httpNode('xml', target.url, '/xml', { response_format: 'XML' }),
         assertionNode('verify', [
-          { nodeId: 'xml', subject: 'body', path: '$.status', predicate: unary('IS_NOT_NULL') } as Assertion,
+          { nodeId: 'xml', subject: 'body', path: '$.status', predicate: unary('IS_NOT_NULL') },
         ]),
       ],
       [['xml', 'verify']],

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,7 +12,20 @@ export interface RunningTarget {
   close(): Promise<void>;
 }
 
-const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+/** Closes the server after destroying its open connections: a failed handshake or a half-closed socket would
+ * otherwise keep close() waiting. */
+function trackedCloser(server: Server): () => Promise<void> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+}
 
 export interface SelfSignedTarget extends RunningTarget {
   /** The certificate in PEM, for a runner that should trust it. */
@@ -50,16 +63,10 @@ export async function startSelfSignedTarget(): Promise<SelfSignedTarget> {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"secure":true}');
     });
+    const close = trackedCloser(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    return {
-      url: `https://localhost:${port}`,
-      certificate,
-      close: () => {
-        server.closeAllConnections();
-        return closeServer(server);
-      },
-    };
+    return { url: `https://localhost:${port}`, certificate, close };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -68,11 +75,9 @@ export async function startSelfSignedTarget(): Promise<SelfSignedTarget> {
 /** A TCP server whose answer is not HTTP at all. */
 export async function startGarbageTarget(): Promise<RunningTarget> {
   const server = createTcpServer((socket) => socket.end('this is not HTTP\r\n\r\n'));
+  const close = trackedCloser(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => closeServer(server),
-  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
 }
 
 /** A loopback port that was free a moment ago: connecting to it is refused. */
@@ -80,6 +85,6 @@ export async function refusedUrl(): Promise<string> {
   const server = createTcpServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  await closeServer(server);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
 }

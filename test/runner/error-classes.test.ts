@@ -61,10 +61,9 @@ describe('the error class of each way a request fails', () => {
     try {
       const outcome = await trusting.run(monitorOf([httpNode('probe', tls.url, '/')]), runContext());
       expect(outcome.errors).toEqual([]);
-      expect(outcome.steps[0]?.timings).toMatchObject({
-        connectMs: expect.any(Number),
-        tlsMs: expect.any(Number),
-      });
+      const timings = outcome.steps[0]?.timings;
+      expect(typeof timings?.connectMs).toBe('number');
+      expect(typeof timings?.tlsMs).toBe('number');
     } finally {
       await trusting.close();
     }

@@ -35,6 +35,43 @@ export const JSON_DOCUMENT = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
+/** The secrets the login routes expect, as `meerkat test` gets them (config/samples/monitors/login-flow.yaml). */
+export const LOGIN_SECRETS = {
+  shop_client: { id: 'web', secret: 'cs-4d2f9a' },
+  monitor_password: 'hunter2-correct-horse',
+  monitor_api_token: 'Bearer t0ken-8c1e77',
+};
+
+/** POST /api/session and GET /api/account of the login-flow sample, checking the secrets they receive. */
+function routeLogin(req: IncomingMessage, res: ServerResponse, path: string, body: string): boolean {
+  if (path === '/api/session' && req.method === 'POST') {
+    const password = (JSON.parse(body || '{}') as { password?: string }).password;
+    const known =
+      password === LOGIN_SECRETS.monitor_password &&
+      req.headers['x-client-secret'] === LOGIN_SECRETS.shop_client.secret;
+    if (known) sendJson(res, 201, { session: 'created' }, { 'set-cookie': 'session=s1; HttpOnly' });
+    else sendJson(res, 401, { error: 'unknown client or password' });
+    return true;
+  }
+  if (path === '/api/account') {
+    if (req.headers.authorization === LOGIN_SECRETS.monitor_api_token)
+      sendJson(res, 200, { email: 'synthetic-monitor@shop.example.com' });
+    else sendJson(res, 401, { error: 'bad token' });
+    return true;
+  }
+  return false;
+}
+
 function sendJson(
   res: ServerResponse,
   status: number,
@@ -55,6 +92,7 @@ async function route(
   const path = url.pathname;
   if (path.endsWith('/echo'))
     return sendJson(res, 200, { method: req.method, url: req.url, headers: req.headers, body });
+  if (routeLogin(req, res, path, body)) return;
   if (path.startsWith('/status/')) return sendJson(res, Number(path.slice('/status/'.length)), { ok: false });
   switch (path) {
     case '/json':
@@ -86,8 +124,7 @@ async function route(
       const total = Number(url.searchParams.get('bytes') ?? 1024 * 1024);
       res.writeHead(200, path === '/big-declared' ? { 'content-length': String(total) } : {});
       for (let sent = 0; sent < total && !res.destroyed; sent += chunk.length) {
-        if (!res.write(chunk.subarray(0, Math.min(chunk.length, total - sent))))
-          await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        if (!res.write(chunk.subarray(0, Math.min(chunk.length, total - sent)))) await drainedOrClosed(res);
       }
       return void res.end();
     }

@@ -79,7 +79,7 @@ describe('scheduled runs on BullMQ', () => {
       await worker.close();
       await scheduler.close();
     }
-  });
+  }, 90_000);
 
   it('keeps one scheduler per monitor and location however often it reconciles', async () => {
     await hub.request('PUT', '/monitor/many-places', {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { startNotifier } from '../notifications/start-notifier.js';
 import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
 import { startScheduler } from '../scheduling/start-scheduler.js';
 import { openComponents } from '../server/components.js';
@@ -30,7 +31,9 @@ export function registerDevCommand(program: Command): void {
       });
       const scheduler = await startScheduler({ settings, log, components });
       const workerLocations = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
+      const notifier = startNotifier({ settings, log, components });
       const worker = startWorker({
+        hooks: [notifier.hook],
         settings,
         log,
         components,
@@ -43,6 +46,7 @@ export function registerDevCommand(program: Command): void {
             await running.close();
             await scheduler.close();
             await worker.close();
+            await notifier.close();
             await components.close();
           },
         },

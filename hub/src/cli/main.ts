@@ -7,6 +7,7 @@ import { runCommand } from './run-command.js';
 import { registerHubCommand } from './hub.command.js';
 import { registerKeygenCommand } from './keygen.command.js';
 import { registerMigrateCommand } from './migrate.command.js';
+import { registerOperatorCommand } from '../../../operator/src/operator.command.js';
 import { registerSchedulerCommand } from './scheduler.command.js';
 import { registerTestCommand } from './test.command.js';
 import { registerWorkerCommand } from './worker.command.js';
@@ -26,5 +27,6 @@ registerKeygenCommand(program);
 registerApplyCommand(program);
 registerGetCommand(program);
 registerTestCommand(program);
+registerOperatorCommand(program);
 
 await runCommand(() => program.parseAsync(process.argv));

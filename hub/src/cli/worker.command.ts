@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { startNotifier } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals } from '../server/serve-api.js';
 import { startWorker } from '../worker/start-worker.js';
@@ -34,11 +35,13 @@ export function registerWorkerCommand(program: Command): void {
         migrate: false,
         secretsKey: settings.SECRETS_KEY ?? '',
       });
-      const worker = startWorker({ settings, log, components, locations, concurrency });
+      const notifier = startNotifier({ settings, log, components });
+      const worker = startWorker({ settings, log, components, locations, concurrency, hooks: [notifier.hook] });
       closeOnSignals(
         {
           close: async () => {
             await worker.close();
+            await notifier.close();
             await components.close();
           },
         },

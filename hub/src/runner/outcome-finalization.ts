@@ -5,25 +5,33 @@ import type { AssertionOutcome, ErrorClass, RunOutcome, StepResult } from './run
 const MAX_ACTUAL_CHARS = 1024;
 const MAX_QUOTED_CHARS = 120;
 
-type Redact = (text: string) => string;
-
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** Every string inside `value` redacted, keys included; a number or boolean that spells a secret becomes text. */
-function redactValue(value: unknown, redact: Redact): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (typeof value === 'number' || typeof value === 'boolean') {
-    const text = String(value);
-    const redacted = redact(text);
-    return redacted === text ? value : redacted;
-  }
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [redact(key), redactValue(item, redact)]),
-    );
-  }
-  return value;
+interface Redactor {
+  text(text: string): string;
+  value(value: unknown): unknown;
+}
+
+/**
+ * Hides the run's secret values. A JSON value is redacted through its JSON text in one pass; if a value spelled
+ * across JSON syntax made the text unparsable, the redacted text itself stands in for the value.
+ */
+function redactorFor(secretValues: string[]): Redactor {
+  if (secretValues.length === 0) return { text: (text) => text, value: (value) => value };
+  const text = (input: string) => redactSecretValues(input, secretValues);
+  const value = (input: unknown): unknown => {
+    if (typeof input === 'string') return text(input);
+    if (input === undefined) return input;
+    const json = JSON.stringify(input);
+    const redacted = text(json);
+    if (redacted === json) return input;
+    try {
+      return JSON.parse(redacted) as unknown;
+    } catch {
+      return redacted;
+    }
+  };
+  return { text, value };
 }
 
 /** Keeps run rows small: a long text, or JSON whose text is long, is cut (after redaction, so no half-secret). */
@@ -57,17 +65,20 @@ function describeAssertion(outcome: AssertionOutcome, problem: string | undefine
   return `${outcome.nodeId} ${subject} ${outcome.operator}${expected}, got ${quote(outcome.actual)}${unit}${why}`;
 }
 
-function finalizeAssertion({ problem, ...evaluated }: EvaluatedAssertion, redact: Redact): AssertionOutcome {
-  const outcome: AssertionOutcome = { ...evaluated, actual: redactValue(evaluated.actual, redact) };
-  if ('expected' in evaluated) outcome.expected = redactValue(evaluated.expected, redact);
-  const message = describeAssertion(outcome, problem === undefined ? undefined : redact(problem));
+function finalizeAssertion(
+  { problem, ...evaluated }: EvaluatedAssertion,
+  redact: Redactor,
+): AssertionOutcome {
+  const outcome: AssertionOutcome = { ...evaluated, actual: redact.value(evaluated.actual) };
+  if ('expected' in evaluated) outcome.expected = redact.value(evaluated.expected);
+  const message = describeAssertion(outcome, problem === undefined ? undefined : redact.text(problem));
   return { ...outcome, actual: cutActual(outcome.actual), message };
 }
 
-function finalizeStep(step: StepResult, redact: Redact): StepResult {
+function finalizeStep(step: StepResult, redact: Redactor): StepResult {
   const final: StepResult = { ...step };
-  if (step.error !== undefined) final.error = redact(step.error);
-  if (step.request !== undefined) final.request = { ...step.request, url: redact(step.request.url) };
+  if (step.error !== undefined) final.error = redact.text(step.error);
+  if (step.request !== undefined) final.request = { ...step.request, url: redact.text(step.request.url) };
   if (step.assertions !== undefined)
     final.assertions = step.assertions.map((outcome) =>
       finalizeAssertion(outcome as EvaluatedAssertion, redact),
@@ -87,13 +98,12 @@ export function finalizeOutcome(input: {
   completedAt: Date;
   durationMs: number;
 }): RunOutcome {
-  const secretValues = [...input.secretValues];
-  const redact: Redact = (text) => redactSecretValues(text, secretValues);
+  const redact = redactorFor([...input.secretValues]);
   const steps = input.steps.map((step) => finalizeStep(step, redact));
   const errors: string[] = [];
   const errorClasses: ErrorClass[] = [];
   if (input.runError !== undefined) {
-    errors.push(redact(input.runError.message));
+    errors.push(redact.text(input.runError.message));
     errorClasses.push(input.runError.errorClass);
   }
   for (const step of steps) {

@@ -1,3 +1,4 @@
+import { errors } from 'undici';
 import type { ErrorClass } from './run-outcome.js';
 
 /** The reason the run's signal carries when the run timeout elapses. */
@@ -62,7 +63,7 @@ const TIMEOUT_CODES = new Set([
 // OpenSSL's certificate verdicts (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ...) have no common prefix.
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 // llhttp's parser errors: the server's answer is not valid HTTP.
-const HTTP_CODE = /^(HPE_|UND_ERR_RES_|UND_ERR_INFO$|UND_ERR_MAX_REDIRECTS)/;
+const HTTP_CODE = /^(HPE_|UND_ERR_RES_|UND_ERR_INFO$)/;
 
 function classifyCode(code: string): ErrorClass | undefined {
   if (DNS_CODES.has(code)) return 'dns';
@@ -103,6 +104,8 @@ export function classifyStepError(
   if (error instanceof RequestTimeoutError) return { errorClass: 'timeout', message };
   if (error instanceof ResponseBodyError) return { errorClass: 'http', message };
   for (const link of errorChain(error)) {
+    // The parser's error has no code for some malformed answers, so its type is what identifies it.
+    if (link instanceof errors.HTTPParserError) return { errorClass: 'http', message };
     const code = (link as { code?: unknown }).code;
     const errorClass = typeof code === 'string' ? classifyCode(code) : undefined;
     if (errorClass !== undefined) return { errorClass, message };

@@ -51,7 +51,8 @@ export async function openComponents(
   const database = openDatabase({
     url: settings.DATABASE_URL,
     dataDir: settings.MEERKAT_DATA_DIR,
-    onIdleClientError: (error) => log.warn({ err: error }, 'an idle database connection failed; it will be replaced'),
+    onIdleClientError: (error) =>
+      log.warn({ error: error.message }, 'an idle database connection failed; it will be replaced'),
   });
   const redis =
     settings.REDIS_URL === undefined
