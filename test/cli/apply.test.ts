@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { seedIntegrationsForEveryChannel } from '../notifications/notification-fixtures.js';
 import { runMeerkat } from '../harness/processes.js';
 
 const samples = new URL('../../config/samples/monitors/', import.meta.url).pathname;
@@ -22,6 +23,7 @@ describe('meerkat apply and meerkat get monitors', () => {
 
   beforeAll(async () => {
     hub = await startTestHub();
+    await seedIntegrationsForEveryChannel(hub.db);
     work = mkdtempSync(join(tmpdir(), 'meerkat-apply-'));
     cpSync(samples, join(work, 'monitors'), { recursive: true });
     env = { MEERKAT_URL: hub.url, MEERKAT_API_KEY: hub.keys.acmeEditor };
@@ -34,7 +36,7 @@ describe('meerkat apply and meerkat get monitors', () => {
   it('plans without writing on --dry-run', async () => {
     const { code, stdout } = await meerkat('apply', '-f', join(work, 'monitors'), '--dry-run');
     expect(code).toBe(0);
-    expect(stdout).toContain('monitor shop/staging/login-flow would be created');
+    expect(stdout).toContain('monitor shop/production/login-flow would be created');
     expect(stdout).toContain(
       '3 monitor(s): 3 created, 0 changed, 0 unchanged, 0 deleted (dry run: nothing was changed)',
     );
@@ -69,7 +71,7 @@ describe('meerkat apply and meerkat get monitors', () => {
       '--dry-run',
     );
     expect(plan.stdout).toMatch(
-      /monitor shop\/staging\/login-flow would be changed \(mon_[^)]+\)\n {4}frequency\.every: 5 -> 10\n/,
+      /monitor shop\/production\/login-flow would be changed \(mon_[^)]+\)\n {4}frequency\.every: 5 -> 10\n/,
     );
     expect(plan.stdout).toContain('monitor platform/production/github-status unchanged');
 
@@ -140,7 +142,7 @@ describe('meerkat apply and meerkat get monitors', () => {
     const [header, ...rows] = stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+PROJECT\s+ENVIRONMENT\s+NAME\s+EVERY\s+LOCATIONS\s+UPDATED$/);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(/^mon_\S+\s+shop\s+staging\s+login-flow\s+10 minutes\s+default\s+\d{4}-/);
+    expect(rows[0]).toMatch(/^mon_\S+\s+shop\s+production\s+login-flow\s+10 minutes\s+default\s+\d{4}-/);
   });
 
   it('needs an API key', async () => {

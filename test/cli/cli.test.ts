@@ -51,6 +51,7 @@ describe('meerkat hub and meerkat migrate', () => {
       AUTH_API_KEYS: entry,
       SECRETS_KEY: secretsKey,
       PORT: String(port),
+      METRICS_PORT: String(await freePort()),
       HOST: '127.0.0.1',
     };
 
@@ -96,7 +97,7 @@ describe('meerkat dev', () => {
 
   it('prints a key it keeps, and its data survives a restart', async () => {
     const port = await freePort();
-    const env = { MEERKAT_DATA_DIR: dataDir, PORT: String(port) };
+    const env = { MEERKAT_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(await freePort()) };
     const keyLine = /API key \(organization "dev", role admin[^)]*\): (mk_\S+)/;
 
     const first = await startMeerkat(['dev'], env, /Try: curl .*\n/);

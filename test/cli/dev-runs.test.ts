@@ -16,7 +16,11 @@ describe('meerkat dev without Redis', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'meerkat-dev-runs-'));
     target = await startTarget();
     const port = await freePort();
-    dev = await startMeerkat(['dev'], { MEERKAT_DATA_DIR: dataDir, PORT: String(port) }, /Try: curl .*\n/);
+    dev = await startMeerkat(
+      ['dev'],
+      { MEERKAT_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(await freePort()) },
+      /Try: curl .*\n/,
+    );
     key = /Bearer (mk_\S+)"/.exec(dev.output())?.[1] ?? '';
     base = `http://127.0.0.1:${port}`;
   });

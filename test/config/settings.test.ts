@@ -36,10 +36,17 @@ describe('settings', () => {
     [{ AUTH_MODE: 'oidc' }, 'dev', /^invalid setting OIDC_ISSUER: is required when AUTH_MODE=oidc$/],
     [{ AUTH_API_KEYS: 'acme:root:abc' }, 'dev', /^invalid setting AUTH_API_KEYS: /],
     [
-      { LOCATIONS: 'eu-west:worker,eu-west:job' },
+      { LOCATIONS: 'eu-west,eu-west:worker' },
       'dev',
       /^invalid setting LOCATIONS: location names must be unique/,
     ],
+    [{ LOCATIONS: 'eu-west:job' }, 'dev', /^invalid setting LOCATIONS: \[0\]\.job: required$/],
+    [
+      { LOCATIONS: '[{"name":"eu-west","executor":"job","job":{"namespace":"runners"}}]' },
+      'dev',
+      /^invalid setting LOCATIONS: \[0\]\.job\.image: required$/,
+    ],
+    [{ LOCATIONS: '[{"name":"eu-west"' }, 'dev', /^invalid setting LOCATIONS: is not valid JSON/],
     [{ LOCATIONS: 'eu-west:lambda' }, 'dev', /^invalid setting LOCATIONS: /],
     [{ SECRETS_KEY: 'short' }, 'dev', /^invalid setting SECRETS_KEY: must be 64 hexadecimal characters/],
     [{ DATABASE_URL: 'mysql://u:p@h/db' }, 'dev', /^invalid setting DATABASE_URL: must be a postgres/],

@@ -299,5 +299,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const services = await startTestServices();
   project.provide('databaseUrl', services.databaseUrl);
   project.provide('redisUrl', services.redisUrl);
-  return services.stop;
+  return () => services.stop();
 }

@@ -11,7 +11,11 @@ import {
   type ApiKeyEntry,
 } from '../../hub/src/auth/api-keys.js';
 import type { Role } from '../../hub/src/auth/principal.js';
-import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
+import {
+  createCredentialCipher,
+  generateCredentialKey,
+  type CredentialCipher,
+} from '../../hub/src/crypto/credential-cipher.js';
 import { openDatabase, pingDatabase, type Db } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
 import { createApp } from '../../hub/src/http/app.js';
@@ -20,6 +24,10 @@ import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { scheduleDependant } from '../../hub/src/scheduling/schedule-dependant.js';
+import { notificationRuleDependant } from '../../hub/src/notifications/rule-sync.js';
+import type { SlackSettings } from '../../hub/src/slack/slack-settings.js';
+import { systemClock } from '../../hub/src/system/clock.js';
+import type { Clock } from '../../hub/src/system/clock.js';
 import type { ReadinessCheck } from '../../hub/src/system/system.routes.js';
 import { createTestDatabase, testRedisUrl } from './database.js';
 
@@ -40,6 +48,8 @@ export interface TestHub {
   db: Db;
   /** The hub's secrets backend, for workers that must read what the hub stored. */
   secrets: SecretStore;
+  /** The hub's credential cipher, for workers that must decrypt what the hub stored. */
+  cipher: CredentialCipher;
   /** The URL of the hub's own database, for child processes (`meerkat worker`) to share. */
   databaseUrl: string;
   keys: Record<Caller, string>;
@@ -60,6 +70,10 @@ export interface TestHubOptions {
   log?: Logger;
   /** Where triggered runs go; an in-process queue nobody consumes when absent. */
   runQueue?: RunQueue;
+  /** The hub's clock; the system clock when absent. */
+  clock?: Clock;
+  /** The Slack app settings; the install flow and events webhook answer 503 without them. */
+  slack?: SlackSettings;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -93,9 +107,11 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     cipher,
     secrets,
     runQueue: options.runQueue ?? createInProcessRunQueue(),
-    monitorDependants: [scheduleDependant],
+    monitorDependants: [notificationRuleDependant(systemClock), scheduleDependant],
     readiness,
     locations: testLocations,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.slack ? { slack: options.slack } : {}),
   });
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
@@ -107,6 +123,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     db,
     databaseUrl: database.url,
     secrets,
+    cipher,
     keys,
     request(method, path, { as = 'acmeAdmin', body, headers = {} } = {}) {
       const init: RequestInit = { method, headers: { ...headers } };

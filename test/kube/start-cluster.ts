@@ -99,6 +99,8 @@ async function startApiserver(binaries: KubeBinaries, dir: string, etcdUrl: stri
       'api-audiences': SERVICE_ACCOUNT_ISSUER,
       // A label only: no Service address is ever routed here.
       'service-cluster-ip-range': '10.96.0.0/24',
+      // GA since Kubernetes 1.23; alpha in 1.20, so switched on to match every cluster runner Jobs meet today.
+      'feature-gates': 'TTLAfterFinished=true',
       // The default reconciler refuses a loopback address for the `kubernetes` Service's endpoints.
       'endpoint-reconciler-type': 'none',
       profiling: false,
@@ -126,6 +128,7 @@ async function startControllerManager(
       'secure-port': port,
       port: 0,
       'leader-elect': false,
+      'feature-gates': 'TTLAfterFinished=true',
       'cert-dir': join(dir, 'controller-manager-certs'),
       'service-account-private-key-file': pki.serviceAccountPrivateKeyPath,
       'root-ca-file': pki.caCertPath,

@@ -9,6 +9,7 @@ import {
   PatchStrategy,
   RbacAuthorizationV1Api,
   setHeaderOptions,
+  type V1ClusterRole,
   type V1Pod,
   type V1PolicyRule,
 } from '@kubernetes/client-node';
@@ -79,14 +80,24 @@ export async function createTestNamespace(prefix = 'test'): Promise<TestNamespac
   };
 }
 
+export interface ServiceAccountOptions {
+  /**
+   * ClusterRoles to create (unless they exist) and bind to the ServiceAccount cluster-wide, for clients that act
+   * in every namespace (the operator). Their names are cluster-wide: give each test file its own.
+   */
+  clusterRoles?: V1ClusterRole[];
+}
+
 /**
- * Creates ServiceAccount `name` in namespace, grants it exactly `rules` there (a Role and RoleBinding), waits
- * until the authorizer applies them, and returns a client configuration that authenticates as it.
+ * Creates ServiceAccount `name` in namespace, grants it exactly `rules` there (a Role and RoleBinding) and the
+ * `clusterRoles` everywhere, waits until the authorizer applies them, and returns a client configuration that
+ * authenticates as it.
  */
 export async function kubeConfigForServiceAccount(
   namespace: string,
   name: string,
   rules: V1PolicyRule[],
+  options: ServiceAccountOptions = {},
 ): Promise<KubeConfig> {
   const admin = adminKubeConfig();
   const core = admin.makeApiClient(CoreV1Api);
@@ -102,6 +113,9 @@ export async function kubeConfigForServiceAccount(
     },
   });
   await waitUntilAuthorized(admin, namespace, name, rules);
+  for (const clusterRole of options.clusterRoles ?? []) {
+    await bindClusterRole(admin, namespace, name, clusterRole);
+  }
 
   // TokenRequest: a short-lived token for the API server's own audience, without waiting for a token Secret.
   const { status } = await core.createNamespacedServiceAccountToken({
@@ -123,22 +137,47 @@ export async function kubeConfigForServiceAccount(
   return kubeConfig;
 }
 
+async function bindClusterRole(
+  admin: KubeConfig,
+  namespace: string,
+  name: string,
+  clusterRole: V1ClusterRole,
+) {
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  const roleName = clusterRole.metadata?.name ?? '';
+  await rbac.createClusterRole({ body: clusterRole }).catch((error: unknown) => {
+    if ((error as { code?: number }).code !== 409) throw error;
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: `${roleName}-${namespace}-${name}` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
+      subjects: [{ kind: 'ServiceAccount', name, namespace }],
+    },
+  });
+  await waitUntilAuthorized(admin, namespace, name, clusterRole.rules ?? [], { clusterWide: true });
+}
+
 /** RBAC reaches the authorizer through an informer; ask it (as admin) until every rule is in force. */
 async function waitUntilAuthorized(
   admin: KubeConfig,
   namespace: string,
   name: string,
   rules: V1PolicyRule[],
+  { clusterWide = false } = {},
 ) {
   const authorization = admin.makeApiClient(AuthorizationV1Api);
   const user = `system:serviceaccount:${namespace}:${name}`;
   const groups = ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
   for (const rule of rules.filter((each) => each.resources?.length)) {
+    // `monitors/status` in a rule is resource `monitors`, subresource `status` in a review.
+    const [resource, subresource] = (rule.resources?.[0] ?? '').split('/');
     const resourceAttributes = {
-      namespace,
+      ...(clusterWide ? {} : { namespace }),
       verb: rule.verbs[0],
       group: rule.apiGroups?.[0] ?? '',
-      resource: rule.resources?.[0],
+      resource,
+      ...(subresource ? { subresource } : {}),
     };
     await eventually(`RBAC granting ${user} ${JSON.stringify(resourceAttributes)}`, async () => {
       const review = await authorization.createSubjectAccessReview({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { seedIntegrationsForEveryChannel } from '../notifications/notification-fixtures.js';
 import { sampleMonitors, validMonitor } from './fixtures.js';
 
 interface MonitorAnswer {
@@ -16,6 +17,7 @@ describe('the monitors API', () => {
   let hub: TestHub;
   beforeAll(async () => {
     hub = await startTestHub();
+    await seedIntegrationsForEveryChannel(hub.db);
   });
   afterAll(() => hub.close());
 
@@ -175,6 +177,7 @@ describe('listing and finding monitors', () => {
   let hub: TestHub;
   beforeAll(async () => {
     hub = await startTestHub();
+    await seedIntegrationsForEveryChannel(hub.db);
     for (const project of ['alpha', 'beta']) {
       for (const environment of ['staging', 'production']) {
         for (let i = 0; i < 3; i += 1) {

@@ -52,7 +52,7 @@ describe('meerkat test: run a monitor file here, without a hub', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.split('\n');
-    expect(lines[0]).toBe('monitor shop/staging/login-flow');
+    expect(lines[0]).toBe('monitor shop/production/login-flow');
     expect(lines[1]).toMatch(
       new RegExp(
         `^  passed   login    POST ${target.url}/api/session -> 201, \\d+ bytes in [\\d.]+ ms \\(connect [\\d.]+ ms, first byte [\\d.]+ ms\\)$`,
@@ -63,7 +63,7 @@ describe('meerkat test: run a monitor file here, without a hub', () => {
     expect(stdout).toContain(
       'passed  account body $.email ENDS_WITH "@shop.example.com", got "synthetic-monitor@shop.example.com"',
     );
-    expect(stdout).toMatch(/\nPASSED shop\/staging\/login-flow: 4 step\(s\) passed in [\d.]+ m?s\n$/);
+    expect(stdout).toMatch(/\nPASSED shop\/production\/login-flow: 4 step\(s\) passed in [\d.]+ m?s\n$/);
     for (const value of secretValues) expect(stdout).not.toContain(value);
   });
 
@@ -75,7 +75,7 @@ describe('meerkat test: run a monitor file here, without a hub', () => {
     expect(stdout).toContain('failed  account status EQUAL 200, got 401');
     expect(stdout).toContain('failed  account body $.email ENDS_WITH "@shop.example.com", got nothing');
     expect(stdout).toMatch(
-      /\nFAILED shop\/staging\/login-flow: 3 passed, 1 failed, 0 skipped in [\d.]+ m?s\n/,
+      /\nFAILED shop\/production\/login-flow: 3 passed, 1 failed, 0 skipped in [\d.]+ m?s\n/,
     );
     expect(stdout).toContain('  - verify: account status EQUAL 200, got 401 [assertion]');
   });
@@ -104,7 +104,7 @@ describe('meerkat test: run a monitor file here, without a hub', () => {
     expect(code).toBe(0);
     const results = JSON.parse(stdout) as Array<{ monitor: string; outcome: RunOutcome }>;
     expect(results).toHaveLength(1);
-    expect(results[0]?.monitor).toBe('shop/staging/login-flow');
+    expect(results[0]?.monitor).toBe('shop/production/login-flow');
     expect(results[0]?.outcome).toMatchObject({ success: true, errors: [] });
     expect(results[0]?.outcome.steps.map((step) => step.nodeId)).toEqual([
       'login',

@@ -4,7 +4,7 @@ import { startWorker } from '../../hub/src/worker/start-worker.js';
 import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { testRedisUrl } from '../harness/database.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { startMeerkat } from '../harness/processes.js';
+import { freePort, startMeerkat } from '../harness/processes.js';
 import {
   eventually,
   monitorAgainst,
@@ -60,6 +60,7 @@ describe('the run lifecycle', () => {
         REDIS_URL: testRedisUrl(),
         SECRETS_KEY: 'ab'.repeat(32),
         LOG_LEVEL: 'info',
+        METRICS_PORT: String(await freePort()),
       },
       /worker consuming runs/,
     );

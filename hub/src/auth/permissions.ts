@@ -9,7 +9,8 @@ export type Permission =
   | 'connections:write'
   | 'oauth:write'
   | 'secrets:resolve'
-  | 'events:report';
+  | 'events:report'
+  | 'runs:report';
 
 const viewer: Permission[] = ['read'];
 const editor: Permission[] = [...viewer, 'monitors:write', 'runs:write', 'secrets:write'];
@@ -20,9 +21,10 @@ const admin: Permission[] = [
   'oauth:write',
   'secrets:resolve',
   'events:report',
+  'runs:report',
 ];
 // Runners and notification workers read what they execute, resolve secrets and report deliveries; nothing else.
-const service: Permission[] = ['read', 'secrets:resolve', 'events:report'];
+const service: Permission[] = ['read', 'secrets:resolve', 'events:report', 'runs:report'];
 
 const grants: Record<Role, ReadonlySet<Permission>> = {
   viewer: new Set(viewer),

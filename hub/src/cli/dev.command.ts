@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { rollupHook } from '../metrics/rollup-hook.js';
+import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
+import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
 import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
+import { startJobLocations } from '../jobs/start-job-locations.js';
 import { startScheduler } from '../scheduling/start-scheduler.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
@@ -23,17 +27,20 @@ export function registerDevCommand(program: Command): void {
         migrate: true,
         secretsKey: settings.SECRETS_KEY ?? dev.secretsKey,
       });
+      const metrics = await startProcessMetrics('dev', settings, log);
       const running = await serveApi({
         settings,
         log,
         components,
+        metricsRegistry: metrics.registry,
         extraApiKeys: useDevKey ? [dev.entry] : [],
       });
       const scheduler = await startScheduler({ settings, log, components });
+      const jobs = startJobLocations({ settings, log, components });
       const workerLocations = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
       const notifier = startNotifier({ settings, log, components });
       const worker = startWorker({
-        hooks: [notifier.hook],
+        hooks: [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)],
         settings,
         log,
         components,
@@ -45,8 +52,10 @@ export function registerDevCommand(program: Command): void {
           close: async () => {
             await running.close();
             await scheduler.close();
+            await jobs.close();
             await worker.close();
             await notifier.close();
+            await metrics.close();
             await components.close();
           },
         },

@@ -1,4 +1,5 @@
 import type { Monitor, MonitorDefinition } from '../contract/monitor-definition.js';
+import type { Run, RunResultReport } from '../contract/run.js';
 import type { FieldIssue } from '../http/errors.js';
 
 /** A non-2xx answer from the hub, with its error body. */
@@ -79,6 +80,37 @@ export function createHubClient(baseUrl: string, apiKey: string) {
     },
     async deleteMonitor(id: string): Promise<void> {
       await call('DELETE', `/monitor/${encodeURIComponent(id)}`);
+    },
+    async getRun(id: string): Promise<Run | undefined> {
+      return (await call<{ data: Run }>('GET', `/runs/${encodeURIComponent(id)}`))?.data;
+    },
+    async startRun(id: string): Promise<Run> {
+      return ((await call<{ data: Run }>('POST', `/runs/${encodeURIComponent(id)}/start`)) as { data: Run })
+        .data;
+    },
+    async reportRunResult(id: string, result: RunResultReport): Promise<Run> {
+      return (
+        (await call<{ data: Run }>('PUT', `/runs/${encodeURIComponent(id)}/result`, result)) as { data: Run }
+      ).data;
+    },
+    /** A secret's value, or undefined when it does not exist; the value travels in the body, never the URL. */
+    async resolveSecret(request: {
+      organizationId: string;
+      environment: string;
+      name: string;
+      version?: string;
+    }) {
+      const response = await fetch(new URL('/secrets/resolve', baseUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      });
+      if (response.status === 404) return undefined;
+      const answer = (await response.json()) as { data?: { value: string }; error?: string };
+      if (!response.ok || answer.data === undefined) {
+        throw new HubRequestError(response.status, answer.error ?? `HTTP ${response.status}`);
+      }
+      return answer.data.value;
     },
   };
 }

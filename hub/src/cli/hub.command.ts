@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
+import { startJobLocations } from '../jobs/start-job-locations.js';
 import { createLogger } from '../log/logger.js';
+import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
 
@@ -15,11 +17,15 @@ export function registerHubCommand(program: Command): void {
         migrate: false,
         secretsKey: settings.SECRETS_KEY ?? '',
       });
-      const api = await serveApi({ settings, log, components });
+      const metrics = await startProcessMetrics('hub', settings, log);
+      const api = await serveApi({ settings, log, components, metricsRegistry: metrics.registry });
+      const jobs = startJobLocations({ settings, log, components });
       closeOnSignals(
         {
           close: async () => {
             await api.close();
+            await jobs.close();
+            await metrics.close();
             await components.close();
           },
         },

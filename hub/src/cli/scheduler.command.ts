@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { startScheduler } from '../scheduling/start-scheduler.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals } from '../server/serve-api.js';
@@ -18,11 +19,13 @@ export function registerSchedulerCommand(program: Command): void {
         migrate: false,
         secretsKey: settings.SECRETS_KEY ?? '',
       });
+      const metrics = await startProcessMetrics('scheduler', settings, log);
       const scheduler = await startScheduler({ settings, log, components });
       closeOnSignals(
         {
           close: async () => {
             await scheduler.close();
+            await metrics.close();
             await components.close();
           },
         },

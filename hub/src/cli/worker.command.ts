@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { rollupHook } from '../metrics/rollup-hook.js';
+import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
+import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals } from '../server/serve-api.js';
@@ -36,12 +39,21 @@ export function registerWorkerCommand(program: Command): void {
         secretsKey: settings.SECRETS_KEY ?? '',
       });
       const notifier = startNotifier({ settings, log, components });
-      const worker = startWorker({ settings, log, components, locations, concurrency, hooks: [notifier.hook] });
+      const metrics = await startProcessMetrics('worker', settings, log);
+      const worker = startWorker({
+        settings,
+        log,
+        components,
+        locations,
+        concurrency,
+        hooks: [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)],
+      });
       closeOnSignals(
         {
           close: async () => {
             await worker.close();
             await notifier.close();
+            await metrics.close();
             await components.close();
           },
         },

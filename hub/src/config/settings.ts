@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import '../contract/zod-messages.js';
 import type { ApiKeyEntry } from '../auth/api-keys.js';
 import { organizationIdSchema, roleSchema } from '../auth/principal.js';
+import { locationsSetting } from './locations.js';
 
 /** The process kinds of DESIGN.md; some defaults depend on which one is starting. */
 export type ProcessKind = 'dev' | 'hub' | 'scheduler' | 'worker' | 'runner' | 'operator' | 'admin';
@@ -19,35 +21,7 @@ const optionalString = z
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 const optionalUrl = optionalString.pipe(z.url().optional());
 
-const locationSchema = z.object({
-  name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a location name is a DNS label'),
-  executor: z.enum(['worker', 'job']),
-});
-export type Location = z.infer<typeof locationSchema>;
-
-/** `LOCATIONS` is `name[:executor]` entries separated by commas; the executor defaults to `worker`. */
-const locations = z
-  .string()
-  .default('default:worker')
-  .transform((raw) =>
-    raw
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== '')
-      .map((entry) => {
-        const [name = '', executor = 'worker'] = entry.split(':');
-        return { name, executor };
-      }),
-  )
-  .pipe(
-    z
-      .array(locationSchema)
-      .min(1, 'at least one location is needed')
-      .refine(
-        (list) => new Set(list.map((l) => l.name)).size === list.length,
-        'location names must be unique',
-      ),
-  );
+export type { Location } from './locations.js';
 
 const apiKeyEntrySchema = z
   .string()
@@ -120,13 +94,14 @@ const settingsSchema = z
         .optional(),
     ),
     GCP_PROJECT: optionalString,
-    LOCATIONS: locations,
+    LOCATIONS: locationsSetting,
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
     RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
     REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+    HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(99),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PUBLIC_URL: optionalUrl,
     SLACK_CLIENT_ID: optionalString,
@@ -206,8 +181,16 @@ export function loadSettings(env: NodeJS.ProcessEnv, processKind: ProcessKind): 
     const issue = parsed.error.issues[0];
     const setting = String(issue?.path[0] ?? 'environment');
     const value = env[setting];
-    const shown = value === undefined || /KEY|SECRET|PASSWORD|URL/.test(setting) ? '' : ` (got "${value}")`;
-    throw new InvalidSettingError(setting, `${issue?.message ?? 'is invalid'}${shown}`);
+    // Inside a structured setting (LOCATIONS, AUTH_API_KEYS) name the part too: `[1].job.image: required`.
+    const inner = (issue?.path.slice(1) ?? [])
+      .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+      .join('');
+    const where = inner === '' ? '' : `${inner.replace(/^\./, '')}: `;
+    const shown =
+      value === undefined || inner !== '' || /KEY|SECRET|PASSWORD|URL/.test(setting)
+        ? ''
+        : ` (got "${value}")`;
+    throw new InvalidSettingError(setting, `${where}${issue?.message ?? 'is invalid'}${shown}`);
   }
   requireForProcess(parsed.data, processKind);
   const settings: Settings = {

@@ -39,3 +39,15 @@ export const runSchema = z
   })
   .meta({ id: 'Run' });
 export type Run = z.infer<typeof runSchema>;
+
+/** What a runner reports for its run (`PUT /runs/{id}/result`), accepted once. */
+export const runResultSchema = z
+  .strictObject({
+    success: z.boolean(),
+    errors: z.array(z.string().max(4096)).max(200),
+    steps: z.array(z.record(z.string(), z.unknown())).max(200),
+    durationMs: z.number().min(0),
+    completedAt: z.iso.datetime().optional(),
+  })
+  .meta({ id: 'RunResult' });
+export type RunResultReport = z.infer<typeof runResultSchema>;

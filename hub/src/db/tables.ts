@@ -112,6 +112,18 @@ export interface OAuthTransactionTable {
   created_at: CreatedAt;
   expires_at: Timestamp;
   finished_at: Timestamp | null;
+  /** The name the chat integration gets when the install creates it (migration 0006). */
+  integration_name: string | null;
+  /** The default channel asked for at initiate, kept in the chat integration's config. */
+  channel: string | null;
+}
+
+/** Events API deliveries already processed; the primary key makes a retried delivery a no-op. */
+export interface SlackEventTable {
+  event_id: string;
+  team_id: string | null;
+  event_type: string;
+  received_at: CreatedAt;
 }
 
 export interface SecretMapTable {
@@ -140,6 +152,29 @@ export interface ScheduleOutboxTable {
   created_at: CreatedAt;
 }
 
+/** One (organization, monitor, minute, location, environment) of finished runs; see docs/metrics.md. */
+export interface RunRollupMinuteTable {
+  organization_id: string;
+  monitor_id: string;
+  minute: Timestamp;
+  location: string;
+  environment: string;
+  run_count: number;
+  success_count: number;
+  failure_count: number;
+  duration_count: number;
+  duration_sum_ms: number;
+  duration_min_ms: number | null;
+  duration_max_ms: number | null;
+  /** Log-scale duration bucket index -> runs (sparse). */
+  histogram: Json<Record<string, number>>;
+  /** Error class -> failed runs. */
+  error_classes: Json<Record<string, number>>;
+  /** Start of the minute's latest run and its result: the state the time-weighted uptime carries on. */
+  last_started_at: Timestamp;
+  last_success: boolean;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -151,4 +186,6 @@ export interface Database {
   secret_maps: SecretMapTable;
   schedule_outbox: ScheduleOutboxTable;
   secret_map_revisions: SecretMapRevisionTable;
+  run_rollups_minute: RunRollupMinuteTable;
+  slack_events: SlackEventTable;
 }

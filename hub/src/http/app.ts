@@ -6,11 +6,18 @@ import { authenticate } from '../auth/middleware.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import { connectionRoutes } from '../connections/connection.routes.js';
 import { createConnectionService } from '../connections/connection.service.js';
+import { integrationRoutes } from '../integrations/integration.routes.js';
+import { createIntegrationService } from '../integrations/integration.service.js';
+import { notificationRoutes } from '../notifications/notification.routes.js';
+import { createNotificationService } from '../notifications/notification.service.js';
 import type { MonitorDependant } from '../monitors/monitor-dependants.js';
+import { metricsRoutes } from '../metrics/metrics.routes.js';
+import { createMetricsService } from '../metrics/metrics.service.js';
 import { monitorRoutes } from '../monitors/monitor.routes.js';
 import { runRoutes } from '../runs/run.routes.js';
 import { createRunService } from '../runs/run.service.js';
 import type { RunQueue } from '../scheduling/run-queue.js';
+import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createMonitorService } from '../monitors/monitor.service.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
@@ -19,6 +26,11 @@ import type { SecretStore } from '../secrets/secret-store.js';
 import { secretRoutes } from '../secrets/secret.routes.js';
 import { createSecretService } from '../secrets/secret.service.js';
 import { systemClock, type Clock } from '../system/clock.js';
+import { oauthBrowserRoutes, oauthRoutes } from '../slack/oauth.routes.js';
+import { createOAuthService } from '../slack/oauth.service.js';
+import { createSlackEventsService } from '../slack/slack-events.service.js';
+import { slackEventsRoutes } from '../slack/slack-events.routes.js';
+import type { SlackSettings } from '../slack/slack-settings.js';
 import { systemRoutes, type ReadinessCheck } from '../system/system.routes.js';
 import { version as packageVersion } from '../system/version.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
@@ -36,10 +48,18 @@ export interface AppDeps {
   locations?: readonly string[];
   /** Where triggered runs are enqueued: BullMQ, or in process for `meerkat dev` without Redis. */
   runQueue: RunQueue;
+  /** Run after every run result recorded through the API (runner Jobs), as workers do. */
+  runFinishedHooks?: readonly RunFinishedHook[];
   /** Synced inside every monitor upsert and delete (rules, schedules). */
   monitorDependants?: readonly MonitorDependant[];
   clock?: Clock;
   version?: string;
+  /** Below this success rate (percent) a monitor whose latest run passed is degraded; default 99. */
+  healthSuccessThresholdPercent?: number;
+  /** Runs first on every request: the Prometheus HTTP request timer of the process. */
+  requestObserver?: RequestHandler;
+  /** The Slack app (install flow and events webhook); those endpoints answer 503 without it. */
+  slack?: SlackSettings;
 }
 
 export const BODY_LIMIT = '1mb';
@@ -65,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  if (deps.requestObserver) app.use(deps.requestObserver);
 
   app.use(
     pinoHttp({
@@ -87,6 +108,33 @@ export function createApp(deps: AppDeps): Express {
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
     }),
   );
+  const slack = deps.slack ?? {
+    apiUrl: 'https://slack.com/api',
+    authorizeUrl: 'https://slack.com/oauth/v2/authorize',
+  };
+  // The App Home shows the same health figures as GET /metrics/summary.
+  const metrics = createMetricsService({
+    db: deps.db,
+    clock,
+    successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
+  });
+  // Before the JSON parser and authentication: Slack signs the raw bytes and sends no bearer token.
+  app.use(
+    '/integrations/hooks',
+    slackEventsRoutes({
+      events: createSlackEventsService({
+        db: deps.db,
+        cipher: deps.cipher,
+        clock,
+        slack,
+        metrics,
+        log: deps.log,
+      }),
+      signingSecret: slack.signingSecret,
+      clock,
+      bodyLimit: BODY_LIMIT,
+    }),
+  );
   app.use(requireJsonBody);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
@@ -96,11 +144,20 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApiDocument);
   });
 
+  const oauth = createOAuthService({ db: deps.db, cipher: deps.cipher, clock, slack });
+  app.use('/integrations/oauth', oauthBrowserRoutes(oauth));
+
   app.use(authenticate(deps.verifier));
+  app.use('/integrations/oauth', oauthRoutes(oauth));
   app.use(
     '/connections',
     connectionRoutes(createConnectionService({ db: deps.db, cipher: deps.cipher, clock })),
   );
+  app.use(
+    '/integrations',
+    integrationRoutes(createIntegrationService({ db: deps.db, cipher: deps.cipher, clock })),
+  );
+  app.use('/notifications', notificationRoutes(createNotificationService({ db: deps.db, clock })));
   app.use('/secrets', secretRoutes(createSecretService({ store: deps.secrets })));
   app.use(
     '/monitor',
@@ -113,7 +170,22 @@ export function createApp(deps: AppDeps): Express {
       }),
     ),
   );
-  app.use('/runs', runRoutes(createRunService({ db: deps.db, queue: deps.runQueue, clock })));
+  app.use(
+    '/runs',
+    runRoutes(
+      createRunService({ db: deps.db, queue: deps.runQueue, clock, hooks: deps.runFinishedHooks ?? [] }),
+    ),
+  );
+  app.use(
+    '/metrics',
+    metricsRoutes(
+      createMetricsService({
+        db: deps.db,
+        clock,
+        successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
+      }),
+    ),
+  );
 
   app.use(notFoundHandler);
   app.use(errorMiddleware());

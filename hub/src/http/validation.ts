@@ -1,13 +1,6 @@
 import { z } from 'zod';
+import '../contract/zod-messages.js';
 import { ValidationError, type FieldIssue } from './errors.js';
-
-// A missing field reads "required" rather than zod's "expected string, received undefined".
-z.config({
-  customError: (issue) =>
-    issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')
-      ? 'required'
-      : undefined,
-});
 
 /** `['nodes', 2, 'method']` -> `nodes[2].method`. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {

@@ -1,8 +1,13 @@
 import { createDocument } from 'zod-openapi';
 import { connectionPaths } from '../connections/connection.routes.js';
+import { metricsPaths } from '../metrics/metrics.routes.js';
+import { integrationPaths } from '../integrations/integration.routes.js';
 import { monitorPaths } from '../monitors/monitor.routes.js';
+import { notificationPaths } from '../notifications/notification.routes.js';
 import { runPaths } from '../runs/run.routes.js';
 import { secretPaths } from '../secrets/secret.routes.js';
+import { oauthPaths } from '../slack/oauth.routes.js';
+import { slackEventsPaths } from '../slack/slack-events.routes.js';
 import { systemPaths } from '../system/system.routes.js';
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
@@ -26,6 +31,17 @@ export function buildOpenApiDocument(version: string) {
         },
       },
     },
-    paths: { ...systemPaths, ...monitorPaths, ...runPaths, ...connectionPaths, ...secretPaths },
+    paths: {
+      ...systemPaths,
+      ...monitorPaths,
+      ...runPaths,
+      ...metricsPaths,
+      ...connectionPaths,
+      ...integrationPaths,
+      ...oauthPaths,
+      ...slackEventsPaths,
+      ...notificationPaths,
+      ...secretPaths,
+    },
   });
 }

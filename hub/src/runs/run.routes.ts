@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { principalOf, requirePermission } from '../auth/middleware.js';
-import { runSchema } from '../contract/run.js';
+import { runResultSchema, runSchema } from '../contract/run.js';
 import { methodNotAllowed } from '../http/error-middleware.js';
 import { parseInput } from '../http/validation.js';
 import { dataOf, errorResponses, jsonResponse } from '../openapi/responses.js';
@@ -38,6 +38,23 @@ export function runRoutes(runs: RunService): Router {
       res.json({ data: await runs.get(principalOf(req).organizationId, id) });
     })
     .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/:id/start')
+    .post(requirePermission('runs:report'), async (req, res) => {
+      const { id } = parseInput(runIdParams, req.params, 'path');
+      res.json({ data: await runs.start(principalOf(req).organizationId, id) });
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/:id/result')
+    .put(requirePermission('runs:report'), async (req, res) => {
+      const { id } = parseInput(runIdParams, req.params, 'path');
+      const result = parseInput(runResultSchema, req.body, 'body');
+      res.json({ data: await runs.report(principalOf(req).organizationId, id, result) });
+    })
+    .all(methodNotAllowed(['PUT']));
 
   return router;
 }
@@ -85,6 +102,29 @@ export const runPaths: ZodOpenApiPathsObject = {
       summary: 'Get one run with its per-step results',
       requestParams: { path: runIdParams },
       responses: { '200': jsonResponse('The run.', dataOf(runSchema)), ...errorResponses(404) },
+    },
+  },
+  '/runs/{id}/start': {
+    post: {
+      tags,
+      summary: 'A runner Job takes its run: pending -> running, once (role service)',
+      requestParams: { path: runIdParams },
+      responses: {
+        '200': jsonResponse('The run, now running.', dataOf(runSchema)),
+        ...errorResponses(404, 409),
+      },
+    },
+  },
+  '/runs/{id}/result': {
+    put: {
+      tags,
+      summary: 'A runner Job reports its run’s outcome, accepted once (role service)',
+      requestParams: { path: runIdParams },
+      requestBody: { content: { 'application/json': { schema: runResultSchema } } },
+      responses: {
+        '200': jsonResponse('The finished run.', dataOf(runSchema)),
+        ...errorResponses(400, 404, 409, 413),
+      },
     },
   },
 };

@@ -1,14 +1,23 @@
 import type { Monitor } from '../contract/monitor-definition.js';
-import type { Run } from '../contract/run.js';
+import type { Run, RunResultReport } from '../contract/run.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../db/ids.js';
-import { NotFoundError, UnavailableError, ValidationError } from '../http/errors.js';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../http/errors.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
 import { monitorRowToMonitor } from '../monitors/monitor.service.js';
 import type { RunQueue } from '../scheduling/run-queue.js';
 import { monitorLocations } from '../scheduling/schedules.js';
 import type { Clock } from '../system/clock.js';
-import { finishRun, findRun, insertRuns, listRuns, type RunFilter, type RunRow } from './run.repository.js';
+import { recordRunResult, type RunFinishedHook } from './run-finished.js';
+import {
+  claimRun,
+  finishRun,
+  findRun,
+  insertRuns,
+  listRuns,
+  type RunFilter,
+  type RunRow,
+} from './run.repository.js';
 
 export function runRowToRun(row: RunRow, monitor?: Monitor): Run {
   return {
@@ -44,10 +53,43 @@ export interface RunServiceDeps {
   db: Db;
   queue: RunQueue;
   clock: Clock;
+  /** Rollups and rule evaluation, as for runs finished by workers. */
+  hooks?: readonly RunFinishedHook[];
 }
 
-export function createRunService({ db, queue, clock }: RunServiceDeps) {
+export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDeps) {
   return {
+    /** A runner Job takes its run: pending -> running, once. */
+    async start(organizationId: string, id: string): Promise<Run> {
+      const claimed = await claimRun(db, organizationId, id, clock.now());
+      if (claimed !== undefined) return runRowToRun(claimed);
+      const row = await findRun(db, organizationId, id);
+      if (row === undefined) throw new NotFoundError(`run ${id} not found`);
+      throw new ConflictError(
+        `run ${id} is ${row.status}, not pending: another runner took it or it has ended`,
+      );
+    },
+
+    /** A runner reports its run's outcome; the first report wins and later ones are refused. */
+    async report(organizationId: string, id: string, result: RunResultReport): Promise<Run> {
+      const finished = await recordRunResult(
+        db,
+        { organization_id: organizationId, id },
+        {
+          success: result.success,
+          errors: result.errors,
+          steps: result.steps,
+          completedAt: result.completedAt === undefined ? clock.now() : new Date(result.completedAt),
+          durationMs: result.durationMs,
+        },
+        hooks,
+      );
+      if (finished !== undefined) return runRowToRun(finished);
+      const row = await findRun(db, organizationId, id);
+      if (row === undefined) throw new NotFoundError(`run ${id} not found`);
+      throw new ConflictError(`run ${id} already has its result (${row.status})`);
+    },
+
     /** One pending run per location, sharing an execution group, each enqueued for its location's workers. */
     async trigger(
       organizationId: string,

@@ -1,11 +1,17 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { createApiKeyVerifier, type ApiKeyEntry } from '../auth/api-keys.js';
 import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
 import { createApp } from '../http/app.js';
+import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-metrics.js';
+import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
+import { notificationRuleDependant } from '../notifications/rule-sync.js';
 import { scheduleDependant } from '../scheduling/schedule-dependant.js';
+import { slackSettingsOf } from '../slack/slack-settings.js';
+import { systemClock } from '../system/clock.js';
 import type { Components } from './components.js';
 
 export interface ServeOptions {
@@ -14,6 +20,8 @@ export interface ServeOptions {
   components: Components;
   /** Keys in addition to AUTH_API_KEYS (the dev key). */
   extraApiKeys?: ApiKeyEntry[];
+  /** The process's Prometheus registry: API request durations and queue depth are recorded in it. */
+  metricsRegistry?: Registry;
 }
 
 export interface RunningApi {
@@ -35,7 +43,8 @@ function createVerifier(settings: Readonly<Settings>, extraApiKeys: ApiKeyEntry[
 
 /** Builds the app over opened components and listens on HOST:PORT. */
 export async function serveApi(options: ServeOptions): Promise<RunningApi> {
-  const { settings, log, components } = options;
+  const { settings, log, components, metricsRegistry } = options;
+  if (metricsRegistry) registerQueueDepthMetrics(metricsRegistry, components.db);
   const app = createApp({
     db: components.db,
     log,
@@ -43,9 +52,12 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     cipher: components.cipher,
     secrets: components.secrets,
     runQueue: components.runQueue,
-    monitorDependants: [scheduleDependant],
+    monitorDependants: [notificationRuleDependant(systemClock), scheduleDependant],
     readiness: components.readiness,
     locations: settings.LOCATIONS.map((location) => location.name),
+    healthSuccessThresholdPercent: settings.HEALTH_SUCCESS_THRESHOLD_PERCENT,
+    slack: slackSettingsOf(settings),
+    ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(settings.PORT, settings.HOST, (error?: Error) =>

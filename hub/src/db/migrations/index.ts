@@ -2,6 +2,8 @@ import type { Migration } from 'kysely';
 import * as initialSchema from './0001-initial-schema.js';
 import * as secretMapRevisions from './0002-secret-map-revisions.js';
 import * as scheduleOutbox from './0003-schedule-outbox.js';
+import * as metricsRollups from './0004-metrics-rollups.js';
+import * as slackEvents from './0006-slack-events.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -11,4 +13,6 @@ export const migrations: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-secret-map-revisions': secretMapRevisions,
   '0003-schedule-outbox': scheduleOutbox,
+  '0004-metrics-rollups': metricsRollups,
+  '0006-slack-events': slackEvents,
 };

@@ -1,0 +1,37 @@
+import type { BatchV1Api } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { JobTemplate } from '../config/locations.js';
+import type { LocationExecutor } from '../runs/location-executor.js';
+import { buildRunnerJob, runnerJobName } from './runner-job.js';
+
+function statusOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * The `job` executor: one batch/v1 Job per run, named from the run id. The runner in the Job claims the run and
+ * reports it over the API; the Job watcher ends runs whose Job fails or disappears first.
+ */
+export function createJobExecutor(options: {
+  batch: BatchV1Api;
+  template: JobTemplate;
+  runTimeoutMs: number;
+  log: Logger;
+}): LocationExecutor {
+  return {
+    async execute(run) {
+      const job = buildRunnerJob(run, options.template, options.runTimeoutMs);
+      try {
+        await options.batch.createNamespacedJob({ namespace: options.template.namespace, body: job });
+        options.log.info({ runId: run.id, job: job.metadata?.name }, 'runner Job created');
+      } catch (error) {
+        // 409: this run's Job exists already (a redelivery, or a hub that restarted after creating it).
+        if (statusOf(error) === 409) return;
+        throw new Error(`creating runner Job ${runnerJobName(run.id)} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    },
+  };
+}

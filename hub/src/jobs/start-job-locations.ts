@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { Settings } from '../config/settings.js';
+import type { LocationExecutor } from '../runs/location-executor.js';
+import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
+import type { Components } from '../server/components.js';
+import { createRunJobHandler } from '../worker/run-job-handler.js';
+import { createJobExecutor } from './job-executor.js';
+import { batchApiFor, kubeConfigFor } from './kube-clients.js';
+import { watchRunnerJobs } from './runner-job-watcher.js';
+
+const DISPATCH_CONCURRENCY = 20;
+
+/**
+ * Serves the `job` locations of LOCATIONS from the hub: consumes their queues, creates a runner Job per run and
+ * watches those Jobs. Does nothing when no location uses the `job` executor.
+ */
+export function startJobLocations(options: {
+  settings: Readonly<Settings>;
+  log: Logger;
+  components: Components;
+  hooks?: readonly RunFinishedHook[];
+}): { close(): Promise<void> } {
+  const { settings, log, components } = options;
+  const hooks = options.hooks ?? [];
+  const executors = new Map<string, LocationExecutor>();
+  const watchers: Array<{ stop(): Promise<void> }> = [];
+  for (const location of settings.LOCATIONS) {
+    if (location.executor !== 'job') continue;
+    const kubeConfig = kubeConfigFor(location.job);
+    const batch = batchApiFor(kubeConfig);
+    const dispatch = createJobExecutor({
+      batch,
+      template: location.job,
+      runTimeoutMs: settings.RUN_TIMEOUT_MS,
+      log,
+    });
+    executors.set(location.name, {
+      async execute(run, signal) {
+        try {
+          await dispatch.execute(run, signal);
+        } catch (error) {
+          // A Job the cluster refuses (RBAC, quota, a bad template) will not be accepted on a retry either.
+          const message = error instanceof Error ? error.message : String(error);
+          await recordRunResult(
+            components.db,
+            run,
+            { success: false, errors: [message], steps: null, completedAt: new Date(), durationMs: null },
+            hooks,
+          );
+        }
+      },
+    });
+    watchers.push(
+      watchRunnerJobs({
+        kubeConfig,
+        batch,
+        namespace: location.job.namespace,
+        db: components.db,
+        hooks,
+        log,
+      }),
+    );
+  }
+  if (executors.size === 0) return { close: () => Promise.resolve() };
+
+  const shutdown = new AbortController();
+  const handler = createRunJobHandler({ db: components.db, executors, log, signal: shutdown.signal });
+  const consumer = components.runQueue.consume([...executors.keys()], handler, {
+    concurrency: DISPATCH_CONCURRENCY,
+  });
+  log.info({ locations: [...executors.keys()] }, 'dispatching runner Jobs');
+  return {
+    async close() {
+      await consumer.close();
+      await Promise.all(watchers.map((w) => w.stop()));
+    },
+  };
+}

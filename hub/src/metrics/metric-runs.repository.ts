@@ -1,0 +1,116 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+/** The raw-run figures the rollups cannot give; each is a short index walk per monitor. */
+
+export interface MonitorSummaryRow {
+  id: string;
+  name: string;
+  environment: string;
+}
+
+export async function listMonitorsOf(
+  db: Db,
+  organizationId: string,
+  filter: { monitorId?: string | undefined; environment?: string | undefined },
+): Promise<MonitorSummaryRow[]> {
+  let query = db
+    .selectFrom('monitors')
+    .select(['id', 'name', 'environment'])
+    .where('organization_id', '=', organizationId);
+  if (filter.monitorId !== undefined) query = query.where('id', '=', filter.monitorId);
+  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
+  return query.orderBy('name').orderBy('id').execute();
+}
+
+export interface LatestRuns {
+  monitorId: string;
+  lastRunId: string | null;
+  lastRunStatus: 'completed' | 'failed' | null;
+  lastRunSuccess: boolean | null;
+  lastRunAt: Date | null;
+  lastRunDurationMs: number | null;
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+}
+
+// A run's time is when it started; one the reaper failed before it started is placed at its creation.
+const runTime = sql<Date>`coalesce(r.started_at, r.created_at)`;
+
+/** Per monitor: its latest finished run, latest success and latest failure (any time, not only the period). */
+export async function latestRuns(
+  db: Db,
+  organizationId: string,
+  monitorIds: readonly string[],
+  environment: string | undefined,
+): Promise<Map<string, LatestRuns>> {
+  if (monitorIds.length === 0) return new Map();
+  const environmentFilter = environment === undefined ? sql`` : sql`and r.environment = ${environment}`;
+  const latest = (condition: ReturnType<typeof sql>) => sql`
+    select r.id, r.status, r.success, ${runTime} as at, r.duration_ms from runs r
+    where r.organization_id = ${organizationId} and r.monitor_id = m.id and ${condition} ${environmentFilter}
+    order by r.created_at desc limit 1`;
+  const { rows } = await sql<LatestRuns>`
+    select m.id as "monitorId", last.id as "lastRunId", last.status as "lastRunStatus",
+      last.success as "lastRunSuccess", last.at as "lastRunAt", last.duration_ms as "lastRunDurationMs",
+      ok.at as "lastSuccessAt", ko.at as "lastFailureAt"
+    from unnest(${[...monitorIds]}::text[]) as m(id)
+    left join lateral (${latest(sql`r.status in ('completed', 'failed')`)}) as last on true
+    left join lateral (${latest(sql`r.status = 'completed'`)}) as ok on true
+    left join lateral (${latest(sql`r.status = 'failed'`)}) as ko on true`.execute(db);
+  return new Map(rows.map((row) => [row.monitorId, row]));
+}
+
+/** Per monitor: failed runs since its latest success (all its failures when it never succeeded). */
+export async function consecutiveFailures(
+  db: Db,
+  organizationId: string,
+  monitorIds: readonly string[],
+  environment: string | undefined,
+): Promise<Map<string, number>> {
+  if (monitorIds.length === 0) return new Map();
+  const environmentFilter = environment === undefined ? sql`` : sql`and r.environment = ${environment}`;
+  const { rows } = await sql<{ monitorId: string; count: number }>`
+    select m.id as "monitorId", (select count(*)::int from runs r
+      where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.status = 'failed'
+        ${environmentFilter}
+        and r.created_at > coalesce((select max(s.created_at) from runs s where s.organization_id =
+          ${organizationId} and s.monitor_id = m.id and s.status = 'completed'
+          ${environment === undefined ? sql`` : sql`and s.environment = ${environment}`}), '-infinity')) as count
+    from unnest(${[...monitorIds]}::text[]) as m(id)`.execute(db);
+  return new Map(rows.map((row) => [row.monitorId, row.count]));
+}
+
+export interface RecentFailure {
+  id: string;
+  at: Date;
+  errors: string[];
+}
+
+/** The monitor's latest failed runs in the period, newest first. */
+export async function recentFailures(
+  db: Db,
+  organizationId: string,
+  monitorId: string,
+  since: Date,
+  environment: string | undefined,
+  limit: number,
+): Promise<RecentFailure[]> {
+  const { rows } = await sql<RecentFailure>`
+    select r.id, ${runTime} as at, r.errors from runs r
+    where r.organization_id = ${organizationId} and r.monitor_id = ${monitorId} and r.status = 'failed'
+      and r.created_at >= ${since} ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}
+    order by r.created_at desc limit ${limit}`.execute(db);
+  return rows;
+}
+
+/** Runs not finished yet, by location and status, over every organization: the queue depth figure. */
+export async function countUnfinishedRuns(db: Db) {
+  return db
+    .selectFrom('runs')
+    .select(['location', 'status', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('status', 'in', ['pending', 'running'])
+    .groupBy(['location', 'status'])
+    .execute()
+    .then((rows) => rows.map((row) => ({ ...row, count: Number(row.count) })));
+}

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Settings } from '../../config/settings.js';
+import { createMetricsRegistry } from './metrics-registry.js';
+import { startMetricsServer } from './metrics-server.js';
+
+export interface ProcessMetrics {
+  registry: Registry;
+  close(): Promise<void>;
+}
+
+/** A long-running process's registry, exposed on METRICS_PORT of HOST. */
+export async function startProcessMetrics(
+  processKind: string,
+  settings: Readonly<Pick<Settings, 'HOST' | 'METRICS_PORT'>>,
+  log: Logger,
+): Promise<ProcessMetrics> {
+  const registry = createMetricsRegistry(processKind);
+  const server = await startMetricsServer(registry, settings.METRICS_PORT, settings.HOST);
+  log.info({ url: server.url }, 'prometheus metrics listening');
+  return { registry, close: () => server.close() };
+}

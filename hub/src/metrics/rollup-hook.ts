@@ -1,0 +1,34 @@
+import type { RunFinishedHook } from '../runs/run-finished.js';
+import { durationBucket } from './duration-histogram.js';
+import { addRunToRollup } from './rollup.repository.js';
+import { errorClassOfRun } from './run-error-class.js';
+
+const MINUTE_MS = 60_000;
+
+export function minuteOf(time: Date): Date {
+  return new Date(Math.floor(time.getTime() / MINUTE_MS) * MINUTE_MS);
+}
+
+/**
+ * Keeps the per-minute rollups. It runs inside the transaction that finishes the run, and a run finishes once,
+ * so each run is counted exactly once even when its job is delivered twice.
+ */
+export const rollupHook: RunFinishedHook = {
+  name: 'metrics-rollups',
+  async onRunFinished(tx, run) {
+    const startedAt = run.started_at ?? run.created_at;
+    const success = run.success === true;
+    await addRunToRollup(tx, {
+      organizationId: run.organization_id,
+      monitorId: run.monitor_id,
+      minute: minuteOf(startedAt),
+      location: run.location,
+      environment: run.environment,
+      startedAt,
+      success,
+      durationMs: run.duration_ms,
+      durationBucket: run.duration_ms === null ? null : durationBucket(run.duration_ms),
+      errorClass: success ? null : errorClassOfRun(run.steps),
+    });
+  },
+};

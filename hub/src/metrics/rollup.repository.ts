@@ -1,0 +1,169 @@
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/tables.js';
+import type { DurationBuckets } from './duration-histogram.js';
+
+type Executor = Db | Transaction<Database>;
+
+/** One finished run's contribution to its minute. */
+export interface RollupIncrement {
+  organizationId: string;
+  monitorId: string;
+  minute: Date;
+  location: string;
+  environment: string;
+  startedAt: Date;
+  success: boolean;
+  durationMs: number | null;
+  durationBucket: number | null;
+  errorClass: string | null;
+}
+
+/** Adds one run to its minute; concurrent writers of the same minute serialize on the row. */
+export async function addRunToRollup(db: Executor, run: RollupIncrement): Promise<void> {
+  const histogram = run.durationBucket === null ? {} : { [run.durationBucket]: 1 };
+  const errorClasses = run.errorClass === null ? {} : { [run.errorClass]: 1 };
+  await sql`
+    insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment, run_count,
+      success_count, failure_count, duration_count, duration_sum_ms, duration_min_ms, duration_max_ms,
+      histogram, error_classes, last_started_at, last_success)
+    values (${run.organizationId}, ${run.monitorId}, ${run.minute}, ${run.location}, ${run.environment}, 1,
+      ${run.success ? 1 : 0}, ${run.success ? 0 : 1}, ${run.durationMs === null ? 0 : 1}, ${run.durationMs ?? 0},
+      ${run.durationMs}, ${run.durationMs}, ${JSON.stringify(histogram)}::jsonb,
+      ${JSON.stringify(errorClasses)}::jsonb, ${run.startedAt}, ${run.success})
+    on conflict (organization_id, monitor_id, minute, location, environment) do update set
+      run_count = r.run_count + 1,
+      success_count = r.success_count + excluded.success_count,
+      failure_count = r.failure_count + excluded.failure_count,
+      duration_count = r.duration_count + excluded.duration_count,
+      duration_sum_ms = r.duration_sum_ms + excluded.duration_sum_ms,
+      duration_min_ms = least(r.duration_min_ms, excluded.duration_min_ms),
+      duration_max_ms = greatest(r.duration_max_ms, excluded.duration_max_ms),
+      histogram = r.histogram || coalesce((select jsonb_object_agg(key, coalesce((r.histogram ->> key)::int, 0)
+        + value::int) from jsonb_each_text(excluded.histogram)), '{}'::jsonb),
+      error_classes = r.error_classes || coalesce((select jsonb_object_agg(key,
+        coalesce((r.error_classes ->> key)::int, 0) + value::int) from jsonb_each_text(excluded.error_classes)),
+        '{}'::jsonb),
+      last_success = case when excluded.last_started_at >= r.last_started_at
+        then excluded.last_success else r.last_success end,
+      last_started_at = greatest(r.last_started_at, excluded.last_started_at)`.execute(db);
+}
+
+/** Which rollups a read covers: minutes `fromMinute` to `toMinute` inclusive, optionally narrowed. */
+export interface RollupScope {
+  organizationId: string;
+  fromMinute: Date;
+  toMinute: Date;
+  monitorId?: string | undefined;
+  environment?: string | undefined;
+}
+
+function scopeFilter(scope: RollupScope) {
+  return sql`r.organization_id = ${scope.organizationId} and r.minute >= ${scope.fromMinute}
+    and r.minute <= ${scope.toMinute}
+    ${scope.monitorId === undefined ? sql`` : sql`and r.monitor_id = ${scope.monitorId}`}
+    ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
+}
+
+export interface RollupTotals {
+  monitorId: string;
+  runs: number;
+  successes: number;
+  failures: number;
+  durationCount: number;
+  durationSumMs: number;
+  durationMinMs: number | null;
+  durationMaxMs: number | null;
+  histogram: DurationBuckets;
+  errorClasses: Record<string, number>;
+}
+
+/** Per monitor and key of a jsonb count map column: the summed counts. */
+async function sumCountMaps(db: Executor, scope: RollupScope, column: 'histogram' | 'error_classes') {
+  const { rows } = await sql<{ monitorId: string; key: string; count: number }>`
+    select r.monitor_id as "monitorId", m.key, sum(m.value::int)::int as count
+    from run_rollups_minute r cross join lateral jsonb_each_text(${sql.ref(`r.${column}`)}) m
+    where ${scopeFilter(scope)} group by r.monitor_id, m.key`.execute(db);
+  const byMonitor = new Map<string, Record<string, number>>();
+  for (const row of rows) {
+    const counts = byMonitor.get(row.monitorId) ?? {};
+    counts[row.key] = row.count;
+    byMonitor.set(row.monitorId, counts);
+  }
+  return byMonitor;
+}
+
+/** Per monitor: the sums of its rollups in scope, with merged histogram and error classes. */
+export async function sumRollups(db: Executor, scope: RollupScope): Promise<Map<string, RollupTotals>> {
+  const [{ rows }, histograms, errorClasses] = await Promise.all([
+    sql<Omit<RollupTotals, 'histogram' | 'errorClasses'>>`
+      select r.monitor_id as "monitorId", sum(r.run_count)::int as runs,
+        sum(r.success_count)::int as successes, sum(r.failure_count)::int as failures,
+        sum(r.duration_count)::int as "durationCount", sum(r.duration_sum_ms)::float8 as "durationSumMs",
+        min(r.duration_min_ms) as "durationMinMs", max(r.duration_max_ms) as "durationMaxMs"
+      from run_rollups_minute r where ${scopeFilter(scope)} group by r.monitor_id`.execute(db),
+    sumCountMaps(db, scope, 'histogram'),
+    sumCountMaps(db, scope, 'error_classes'),
+  ]);
+  return new Map(
+    rows.map((row) => [
+      row.monitorId,
+      {
+        ...row,
+        histogram: histograms.get(row.monitorId) ?? {},
+        errorClasses: errorClasses.get(row.monitorId) ?? {},
+      },
+    ]),
+  );
+}
+
+export interface UptimeSpans {
+  monitorId: string;
+  /** When the first result in scope took effect (clamped to `periodStart`). */
+  firstChangeAt: Date;
+  /** Seconds from `firstChangeAt` to `periodEnd` during which the latest result was a success. */
+  upSeconds: number;
+}
+
+/**
+ * Per monitor: the latest result of each minute holds from that minute (or `periodStart`) until the next minute
+ * with a result (or `periodEnd`); the seconds those successes hold are summed.
+ */
+export async function uptimeSpans(
+  db: Executor,
+  scope: RollupScope,
+  period: { start: Date; end: Date },
+): Promise<Map<string, UptimeSpans>> {
+  // Rows in (minute, latest start) order: a row holds until the next row's minute, so of several rows in one
+  // minute (several locations) only the one with the latest run holds for the rest of that minute.
+  const { rows } = await sql<{ monitorId: string; firstChangeAt: Date; upSeconds: number }>`
+    with spans as (
+      select r.monitor_id, greatest(r.minute, ${period.start}::timestamptz) as since, r.last_success as up,
+        coalesce(lead(r.minute) over (partition by r.monitor_id order by r.minute, r.last_started_at),
+          ${period.end}::timestamptz) as until
+      from run_rollups_minute r where ${scopeFilter(scope)}
+    )
+    select monitor_id as "monitorId", min(since) as "firstChangeAt",
+      coalesce(sum(extract(epoch from greatest(until, since) - since)) filter (where up), 0)::float8 as "upSeconds"
+    from spans group by monitor_id`.execute(db);
+  return new Map(rows.map((row) => [row.monitorId, row]));
+}
+
+/** Per monitor: the latest result recorded before `beforeMinute` (the state a period starts in), if any. */
+export async function resultsBefore(
+  db: Executor,
+  organizationId: string,
+  monitorIds: readonly string[],
+  beforeMinute: Date,
+  environment: string | undefined,
+): Promise<Map<string, boolean>> {
+  if (monitorIds.length === 0) return new Map();
+  const { rows } = await sql<{ monitorId: string; up: boolean }>`
+    select m.id as "monitorId", prior.last_success as up
+    from unnest(${[...monitorIds]}::text[]) as m(id) cross join lateral (
+      select r.last_success from run_rollups_minute r
+      where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.minute < ${beforeMinute}
+        ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}
+      order by r.minute desc, r.last_started_at desc limit 1) as prior`.execute(db);
+  return new Map(rows.map((row) => [row.monitorId, row.up]));
+}

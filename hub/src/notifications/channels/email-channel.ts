@@ -1,0 +1,65 @@
+import { createTransport } from 'nodemailer';
+import { z } from 'zod';
+import { smtpCredentialsSchema } from '../../connections/connection.schema.js';
+import { headlineOf, plainTextOf, type NotificationChannel, type NotificationMessage } from './channel.js';
+
+export const emailChannelConfig = z.object({
+  fromAddress: z.email(),
+  fromName: z.string().optional(),
+  replyTo: z.email().optional(),
+  toAddresses: z.array(z.email()).min(1),
+  smtp: smtpCredentialsSchema,
+});
+export type EmailChannelConfig = z.infer<typeof emailChannelConfig>;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function htmlOf(message: NotificationMessage): string {
+  const rows: Array<[string, string]> = [
+    ['Monitor', message.monitor.name],
+    ['Location', message.location],
+    ['Run', `${message.run.id} (${message.run.success ? 'passed' : 'failed'})`],
+    ...(message.run.durationMs === null
+      ? []
+      : [['Latency', `${message.run.durationMs} ms`] as [string, string]]),
+    ...message.run.errors.map((error): [string, string] => ['Error', error]),
+  ];
+  const table = rows.map(([k, v]) => `<tr><th align="left">${k}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+  const link =
+    message.link === undefined ? '' : `<p><a href="${escapeHtml(message.link)}">Open in Meerkat</a></p>`;
+  return `<h2>${escapeHtml(headlineOf(message))}</h2><p>${escapeHtml(message.triggerReason)}</p><table>${table}</table>${link}`;
+}
+
+/** Email over the SMTP server of the integration's connection, with HTML and plain-text parts. */
+export const emailChannel: NotificationChannel<EmailChannelConfig> = {
+  type: 'email',
+  configSchema: emailChannelConfig,
+  async send(config, message) {
+    const { smtp } = config;
+    const transport = createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure ?? false,
+      ...(smtp.user === undefined ? {} : { auth: { user: smtp.user, pass: smtp.password ?? '' } }),
+    });
+    try {
+      const info = await transport.sendMail({
+        from:
+          config.fromName === undefined
+            ? config.fromAddress
+            : { name: config.fromName, address: config.fromAddress },
+        to: config.toAddresses,
+        ...(config.replyTo === undefined ? {} : { replyTo: config.replyTo }),
+        subject: `[Meerkat] ${headlineOf(message)}: ${message.triggerReason}`,
+        text: plainTextOf(message),
+        html: htmlOf(message),
+        headers: { 'X-Meerkat-Event-Id': message.eventId },
+      });
+      return { messageId: info.messageId, channelMeta: { channelType: 'email' } };
+    } finally {
+      transport.close();
+    }
+  },
+};

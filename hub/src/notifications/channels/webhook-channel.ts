@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { z } from 'zod';
+import { ChannelSendError, type NotificationChannel, type NotificationMessage } from './channel.js';
+
+export const webhookChannelConfig = z.object({
+  url: z.url(),
+  signingSecret: z.string().startsWith('whsec_'),
+});
+export type WebhookChannelConfig = z.infer<typeof webhookChannelConfig>;
+
+/** The JSON body every webhook receives (docs/notifications.md); `version` changes on any breaking change. */
+export function webhookPayloadOf(message: NotificationMessage) {
+  return {
+    version: '1',
+    type: message.kind === 'recovery' ? 'monitor.recovered' : 'monitor.alert',
+    eventId: message.eventId,
+    createdAt: message.createdAt,
+    triggerReason: message.triggerReason,
+    monitor: message.monitor,
+    location: message.location,
+    run: message.run,
+    link: message.link ?? null,
+  };
+}
+
+/** POSTs the payload signed per Standard Webhooks; any non-2xx answer is a failed attempt. */
+export const webhookChannel: NotificationChannel<WebhookChannelConfig> = {
+  type: 'webhook',
+  configSchema: webhookChannelConfig,
+  async send(config, message) {
+    const body = JSON.stringify(webhookPayloadOf(message));
+    // One id per attempt lets the receiver tell retries apart; eventId in the body ties them together.
+    const id = `msg_${randomUUID()}`;
+    const timestamp = new Date();
+    const signature = new Webhook(config.signingSecret).sign(id, timestamp, body);
+    const response = await fetch(config.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      body,
+      signal: AbortSignal.timeout(15_000),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new ChannelSendError(`webhook answered HTTP ${response.status}`, response.status);
+    return { responseCode: response.status, messageId: id, channelMeta: { channelType: 'webhook' } };
+  },
+};

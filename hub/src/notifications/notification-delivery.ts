@@ -1,0 +1,155 @@
+import { findConnection } from '../connections/connection.repository.js';
+import { connectionCredentialContext } from '../connections/connection.service.js';
+import type { CredentialCipher } from '../crypto/credential-cipher.js';
+import type { Db } from '../db/database.js';
+import { findIntegration, type IntegrationRow } from '../integrations/integration.repository.js';
+import { integrationCredentialContext } from '../integrations/integration.service.js';
+import { findMonitor } from '../monitors/monitor.repository.js';
+import { findRun } from '../runs/run.repository.js';
+import type { Clock } from '../system/clock.js';
+import { ChannelSendError, type NotificationChannel, type NotificationMessage } from './channels/channel.js';
+import type { DeliveryAttempt } from './delivery-queue.js';
+import { findEvent, findFailureThread, type NotificationEventRow } from './notification-event.repository.js';
+import { awaitRuleEvaluation } from './notification-rule.repository.js';
+import { recordDeliveryOutcome } from './notification.service.js';
+
+export interface DeliveryDeps {
+  db: Db;
+  cipher: CredentialCipher;
+  clock: Clock;
+  channels: ReadonlyArray<NotificationChannel<unknown>>;
+  /** PUBLIC_URL, for the link in a message. */
+  publicUrl: string | undefined;
+}
+
+type ChannelTarget = Record<string, unknown> & { integrationId: string; location: string; kind: string };
+
+async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target: ChannelTarget) {
+  const org = event.organization_id;
+  const monitor = await findMonitor(deps.db, org, event.monitor_id);
+  const run = event.run_id === null ? undefined : await findRun(deps.db, org, event.run_id);
+  const message: NotificationMessage = {
+    eventId: event.id,
+    kind: target.kind === 'recovery' ? 'recovery' : 'failure',
+    triggerReason: event.trigger_reason,
+    monitor: { id: event.monitor_id, name: monitor?.name ?? event.monitor_id },
+    location: target.location,
+    run: {
+      id: event.run_id ?? '',
+      success: run?.success === true,
+      durationMs: run?.duration_ms ?? null,
+      errors: run?.errors ?? [],
+      completedAt: run?.completed_at?.toISOString() ?? null,
+    },
+    link:
+      deps.publicUrl === undefined
+        ? undefined
+        : `${deps.publicUrl.replace(/\/$/, '')}/runs/?monitorId=${encodeURIComponent(event.monitor_id)}`,
+    createdAt: event.created_at.toISOString(),
+  };
+  return message;
+}
+
+function decrypt(
+  deps: DeliveryDeps,
+  envelope: string | null | undefined,
+  context: string,
+): Record<string, unknown> {
+  return envelope == null
+    ? {}
+    : (JSON.parse(deps.cipher.decrypt(envelope, context)) as Record<string, unknown>);
+}
+
+/** Everything a channel's config schema asks for: integration config, decrypted credentials and routing. */
+async function rawChannelConfig(
+  deps: DeliveryDeps,
+  integration: IntegrationRow,
+  target: ChannelTarget,
+  event: NotificationEventRow,
+  channelKey: string,
+) {
+  const org = integration.organization_id;
+  const credentials = decrypt(
+    deps,
+    integration.credentials_encrypted,
+    integrationCredentialContext(org, integration.id),
+  );
+  if (integration.provider_type === 'email') {
+    const connection =
+      integration.connection_id === null
+        ? undefined
+        : await findConnection(deps.db, org, integration.connection_id);
+    const smtp = decrypt(
+      deps,
+      connection?.credentials_encrypted,
+      connectionCredentialContext(org, connection?.id ?? ''),
+    );
+    return { ...integration.config, toAddresses: target.toAddresses, smtp };
+  }
+  if (integration.provider_type === 'chat') {
+    const threadTs =
+      target.kind === 'recovery'
+        ? await findFailureThread(deps.db, org, event, channelKey, target.location)
+        : undefined;
+    return {
+      botToken: credentials.botToken,
+      channel: target.channel,
+      ...(threadTs === undefined ? {} : { threadTs }),
+    };
+  }
+  return { ...integration.config, ...credentials };
+}
+
+/**
+ * Delivers one event to one channel and records the outcome through the PATCH /notifications/events path.
+ * Idempotent: a channel already delivered, skipped or failed is left alone. A failed attempt is recorded and
+ * rethrown for the queue to retry, except the last one and configuration mistakes, which end `failed`.
+ */
+export function createDeliveryHandler(deps: DeliveryDeps) {
+  return async function deliverNotification({ data, attempt, lastAttempt }: DeliveryAttempt): Promise<void> {
+    const { organizationId: org, eventId, channelKey } = data;
+    if (data.ruleId !== null) await awaitRuleEvaluation(deps.db, org, data.ruleId);
+    const event = await findEvent(deps.db, org, eventId);
+    if (event === undefined) return; // its transaction rolled back, or its monitor was deleted
+    const current = (event.delivery_status as Record<string, { status?: string }>)[channelKey]?.status;
+    if (current !== undefined && current !== 'pending') return;
+    const target = (event.channels_notified as Record<string, ChannelTarget>)[channelKey];
+    const report = (status: Parameters<typeof recordDeliveryOutcome>[4]['status']) =>
+      recordDeliveryOutcome(deps.db, deps.clock, org, eventId, {
+        channelKey,
+        status: { attempt, ...status },
+      });
+    const integration = target && (await findIntegration(deps.db, org, target.integrationId));
+    if (target === undefined || integration === undefined || !integration.enabled) {
+      await report({
+        status: 'skipped',
+        error: integration ? 'the integration is disabled' : 'the integration no longer exists',
+      });
+      return;
+    }
+    const channel = deps.channels.find((c) => c.type === integration.provider_type);
+    const config = channel?.configSchema.safeParse(
+      await rawChannelConfig(deps, integration, target, event, channelKey),
+    );
+    if (channel === undefined || config === undefined || !config.success) {
+      const why = config?.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      await report({
+        status: 'failed',
+        error: `integration ${integration.name} is not usable: ${why ?? 'no channel'}`,
+      });
+      return;
+    }
+    try {
+      const receipt = await channel.send(config.data, await messageOf(deps, event, target));
+      await report({ status: 'delivered', ...receipt });
+    } catch (error) {
+      const responseCode = error instanceof ChannelSendError ? error.responseCode : undefined;
+      await report({
+        status: lastAttempt ? 'failed' : 'pending',
+        error: (error as Error).message,
+        ...(responseCode === undefined ? {} : { responseCode }),
+      });
+      if (!lastAttempt) throw error;
+    }
+  };
+}

@@ -1,0 +1,102 @@
+import type { Db } from '../db/database.js';
+import { NotFoundError } from '../http/errors.js';
+import type { Clock } from '../system/clock.js';
+import {
+  findEvent,
+  listEvents,
+  mergeDeliveryStatus,
+  type NotificationEventRow,
+} from './notification-event.repository.js';
+import { listRulesWithMonitors } from './notification-rule.repository.js';
+import type { DeliveryUpdate, NotificationEvent, NotificationRule } from './notification.schema.js';
+
+type Entries = Record<string, Record<string, unknown>>;
+
+export function eventRowToEvent(row: NotificationEventRow): NotificationEvent {
+  return {
+    id: row.id,
+    ruleId: row.rule_id,
+    runId: row.run_id,
+    monitorId: row.monitor_id,
+    triggerReason: row.trigger_reason,
+    channelsNotified: row.channels_notified as Entries,
+    deliveryStatus: row.delivery_status as Entries,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Records one delivery attempt's outcome. The PATCH endpoint and the delivery worker both come here, so a
+ * notification worker outside the hub and the built-in one leave the same trace.
+ */
+export async function recordDeliveryOutcome(
+  db: Db,
+  clock: Clock,
+  organizationId: string,
+  eventId: string,
+  update: DeliveryUpdate,
+): Promise<NotificationEvent> {
+  const { channelMeta, ...status } = update.status;
+  const row = await mergeDeliveryStatus(
+    db,
+    organizationId,
+    eventId,
+    update.channelKey,
+    { ...status, attemptedAt: status.attemptedAt ?? clock.now().toISOString() },
+    channelMeta ?? {},
+  );
+  if (row === undefined) throw new NotFoundError(`notification event ${eventId} not found`);
+  return eventRowToEvent(row);
+}
+
+export function createNotificationService({ db, clock }: { db: Db; clock: Clock }) {
+  return {
+    async listRules(organizationId: string): Promise<NotificationRule[]> {
+      const rows = await listRulesWithMonitors(db, organizationId);
+      return rows.map((row) => {
+        const definition = row.monitor_definition;
+        return {
+          id: row.id,
+          organizationId: row.organization_id,
+          monitorId: row.monitor_id,
+          integrationName: row.integration_name,
+          integrationId: row.integration_id,
+          trigger: row.trigger as NotificationRule['trigger'],
+          routing: row.routing as NotificationRule['routing'],
+          cooldownMinutes: row.cooldown_minutes,
+          enabled: row.enabled,
+          createdAt: row.created_at.toISOString(),
+          updatedAt: row.updated_at.toISOString(),
+          lastTriggeredAt: row.last_triggered_at?.toISOString() ?? null,
+          monitor: {
+            id: row.monitor_id,
+            name: String(definition.name),
+            version: String(definition.version),
+            frequency: definition.frequency,
+            locations: (definition.locations as string[] | undefined) ?? [],
+          },
+        };
+      });
+    },
+
+    async listEvents(
+      organizationId: string,
+      query: { ruleId?: string | undefined; limit: number; offset: number },
+    ) {
+      const { rows, total } = await listEvents(db, organizationId, query);
+      return { data: rows.map(eventRowToEvent), total };
+    },
+
+    async getEvent(organizationId: string, id: string): Promise<NotificationEvent> {
+      const row = await findEvent(db, organizationId, id);
+      if (row === undefined) throw new NotFoundError(`notification event ${id} not found`);
+      return eventRowToEvent(row);
+    },
+
+    reportDelivery(organizationId: string, id: string, update: DeliveryUpdate) {
+      return recordDeliveryOutcome(db, clock, organizationId, id, update);
+    },
+  };
+}
+
+export type NotificationService = ReturnType<typeof createNotificationService>;

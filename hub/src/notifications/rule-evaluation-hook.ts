@@ -1,0 +1,111 @@
+import type { Transaction } from 'kysely';
+import type { Trigger } from '../contract/notification-definition.js';
+import { newId } from '../db/ids.js';
+import type { Database } from '../db/tables.js';
+import type { RunFinishedHook } from '../runs/run-finished.js';
+import type { RunRow } from '../runs/run.repository.js';
+import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
+import { insertEvent } from './notification-event.repository.js';
+import {
+  lockEnabledRulesOfMonitor,
+  saveRuleEvaluation,
+  type NotificationRuleRow,
+} from './notification-rule.repository.js';
+import { latestRunsInLocation, runsInWindow } from './run-history.repository.js';
+import { evaluateTrigger, type EvaluatedRun, type RuleState } from './trigger-evaluation.js';
+
+/** `chat:C0123`, `email`, `webhook`: the key of a channel in an event's `channelsNotified` and `deliveryStatus`. */
+export function channelKeyOf(routing: Record<string, unknown>): string {
+  return routing.channelType === 'chat' ? `chat:${String(routing.channel)}` : String(routing.channelType);
+}
+
+function inCooldown(rule: NotificationRuleRow, at: Date): boolean {
+  if (rule.last_triggered_at === null) return false;
+  return at.getTime() < rule.last_triggered_at.getTime() + rule.cooldown_minutes * 60_000;
+}
+
+async function evaluateRule(
+  tx: Transaction<Database>,
+  rule: NotificationRuleRow,
+  run: RunRow,
+  evaluated: EvaluatedRun,
+): Promise<DeliveryJobData | undefined> {
+  const org = rule.organization_id;
+  const facts = {
+    latestInLocation: (limit: number) => latestRunsInLocation(tx, org, run.monitor_id, run.location, limit),
+    inWindow: (minutes: number) =>
+      runsInWindow(
+        tx,
+        org,
+        run.monitor_id,
+        new Date(evaluated.at.getTime() - minutes * 60_000),
+        evaluated.at,
+      ),
+  };
+  const state = rule.state as RuleState;
+  const verdict = await evaluateTrigger(
+    rule.trigger as Trigger,
+    state,
+    evaluated,
+    facts,
+    inCooldown(rule, evaluated.at),
+  );
+  if (!verdict.fire) {
+    if (JSON.stringify(verdict.state) !== JSON.stringify(state))
+      await saveRuleEvaluation(tx, org, rule.id, { state: verdict.state as Record<string, unknown> });
+    return undefined;
+  }
+  const channelKey = channelKeyOf(rule.routing);
+  const event = await insertEvent(tx, {
+    organization_id: org,
+    id: newId('evt'),
+    rule_id: rule.id,
+    monitor_id: run.monitor_id,
+    run_id: run.id,
+    trigger_reason: verdict.reason,
+    channels_notified: JSON.stringify({
+      [channelKey]: {
+        ...rule.routing,
+        integrationId: rule.integration_id,
+        location: run.location,
+        kind: verdict.kind,
+      },
+    }),
+    delivery_status: JSON.stringify({ [channelKey]: { status: 'pending' } }),
+    created_at: evaluated.at,
+  });
+  await saveRuleEvaluation(tx, org, rule.id, {
+    state: verdict.state as Record<string, unknown>,
+    last_triggered_at: evaluated.at,
+  });
+  return { organizationId: org, eventId: event.id, channelKey, ruleId: rule.id };
+}
+
+/**
+ * Evaluates the monitor's rules in the transaction that records the run. The rule rows stay locked until
+ * that transaction commits, so two workers finishing runs of one monitor evaluate one after the other and a
+ * condition fires once. Delivery jobs are enqueued before the commit; the delivery handler first waits on the
+ * same rule lock, so it never reads the event before it is committed (and finds none if it rolled back).
+ */
+export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
+  return {
+    name: 'notification-rules',
+    async onRunFinished(tx, run) {
+      const rules = await lockEnabledRulesOfMonitor(tx, run.organization_id, run.monitor_id);
+      if (rules.length === 0) return;
+      const evaluated: EvaluatedRun = {
+        id: run.id,
+        location: run.location,
+        success: run.success === true,
+        errors: run.errors,
+        at: run.completed_at ?? new Date(),
+      };
+      const jobs: DeliveryJobData[] = [];
+      for (const rule of rules) {
+        const job = await evaluateRule(tx, rule, run, evaluated);
+        if (job !== undefined) jobs.push(job);
+      }
+      for (const job of jobs) await deliveries.enqueue(job);
+    },
+  };
+}

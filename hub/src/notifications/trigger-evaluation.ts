@@ -1,0 +1,110 @@
+import type { Trigger } from '../contract/notification-definition.js';
+import type { FinishedRun } from './run-history.repository.js';
+
+/** What a rule remembers between runs so that edge- and streak-triggers fire once per condition. */
+export interface RuleState {
+  /** consecutive_failures: locations whose current streak was already notified. */
+  notifiedStreaks?: Record<string, true>;
+  /** success_rate_below, latency_above: the condition was met and notified. */
+  active?: boolean;
+}
+
+export interface EvaluatedRun {
+  id: string;
+  location: string;
+  success: boolean;
+  errors: string[];
+  at: Date;
+}
+
+/** The run history a trigger may ask about, read inside the evaluating transaction. */
+export interface RunFacts {
+  latestInLocation(limit: number): Promise<FinishedRun[]>;
+  inWindow(minutes: number): Promise<FinishedRun[]>;
+}
+
+export type Verdict =
+  | { fire: false; state: RuleState }
+  | { fire: true; state: RuleState; reason: string; kind: 'failure' | 'recovery' };
+
+/** Nearest-rank percentile of `values` (non-empty). */
+export function percentileOf(values: number[], percentile: 'p50' | 'p95' | 'p99'): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((Number(percentile.slice(1)) / 100) * sorted.length);
+  return sorted[Math.max(0, rank - 1)] as number;
+}
+
+function formatPercent(value: number): string {
+  return `${Number(value.toFixed(1))}%`;
+}
+
+/** Edge-triggered: fires when the condition becomes true (and cooldown allows), re-arms when it clears. */
+function edge(state: RuleState, conditionMet: boolean, inCooldown: boolean, reason: string): Verdict {
+  if (!conditionMet) return { fire: false, state: { ...state, active: false } };
+  if (state.active === true || inCooldown) return { fire: false, state };
+  return { fire: true, state: { ...state, active: true }, reason, kind: 'failure' };
+}
+
+/**
+ * Decides whether `trigger` fires for the run just finished. Cooldown suppresses every trigger except
+ * run_recovered, which must always close what a failure notification opened.
+ */
+export async function evaluateTrigger(
+  trigger: Trigger,
+  state: RuleState,
+  run: EvaluatedRun,
+  facts: RunFacts,
+  inCooldown: boolean,
+): Promise<Verdict> {
+  const where = run.location;
+  switch (trigger.type) {
+    case 'run_failed': {
+      if (run.success || inCooldown) return { fire: false, state };
+      const why = run.errors[0] === undefined ? '' : `: ${run.errors[0]}`;
+      return { fire: true, state, reason: `run failed in ${where}${why}`, kind: 'failure' };
+    }
+    case 'run_recovered': {
+      if (!run.success) return { fire: false, state };
+      const [latest, previous] = await facts.latestInLocation(2);
+      const before = latest?.id === run.id ? previous : latest;
+      if (before === undefined || before.success) return { fire: false, state };
+      return {
+        fire: true,
+        state,
+        reason: `recovered in ${where}: the run passed after a failure`,
+        kind: 'recovery',
+      };
+    }
+    case 'consecutive_failures': {
+      const streaks = { ...state.notifiedStreaks };
+      if (run.success) {
+        delete streaks[where];
+        return { fire: false, state: { ...state, notifiedStreaks: streaks } };
+      }
+      const latest = await facts.latestInLocation(trigger.threshold);
+      const reached = latest.length === trigger.threshold && latest.every((r) => !r.success);
+      if (!reached || streaks[where] === true || inCooldown) return { fire: false, state };
+      streaks[where] = true;
+      const reason = `${trigger.threshold} consecutive failures in ${where} (threshold ${trigger.threshold})`;
+      return { fire: true, state: { ...state, notifiedStreaks: streaks }, reason, kind: 'failure' };
+    }
+    case 'success_rate_below': {
+      const runs = await facts.inWindow(trigger.window_minutes);
+      const rate = runs.length === 0 ? 100 : (runs.filter((r) => r.success).length / runs.length) * 100;
+      const reason =
+        `success rate ${formatPercent(rate)} over the last ${trigger.window_minutes} minutes ` +
+        `(threshold ${formatPercent(trigger.threshold)}, ${runs.length} runs)`;
+      return edge(state, runs.length > 0 && rate < trigger.threshold, inCooldown, reason);
+    }
+    case 'latency_above': {
+      const durations = (await facts.inWindow(trigger.window_minutes))
+        .map((r) => r.durationMs)
+        .filter((d): d is number => d !== null);
+      const value = durations.length === 0 ? 0 : percentileOf(durations, trigger.percentile);
+      const reason =
+        `${trigger.percentile} latency ${value} ms over the last ${trigger.window_minutes} minutes ` +
+        `(threshold ${trigger.threshold_ms} ms)`;
+      return edge(state, durations.length > 0 && value > trigger.threshold_ms, inCooldown, reason);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+// The CustomResourceDefinition `monitors.meerkat.dev`, derived from the monitor definition's zod schema (the
+// same one the hub validates PUT /monitor/{id} with) and the status schema; `npm run gen` writes it to crds/.
+import { z } from 'zod';
+import { MONITOR_KIND } from '../../../hub/src/contract/monitor-resource.js';
+import { monitorDefinitionSchema } from '../../../hub/src/contract/monitor-definition.js';
+import {
+  MONITOR_GROUP,
+  MONITOR_PLURAL,
+  MONITOR_VERSION,
+  monitorResourceStatusSchema,
+} from '../monitor-resource-status.js';
+import { toStructuralSchema, type JsonSchema } from './structural-schema.js';
+
+function structural(schema: z.ZodType): JsonSchema {
+  return toStructuralSchema(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }));
+}
+
+function specSchema(): JsonSchema {
+  const spec = structural(monitorDefinitionSchema);
+  // A resource's name and project come from metadata.name and the namespace when the spec leaves them out.
+  spec.required = (spec.required as string[]).filter((field) => field !== 'name' && field !== 'project');
+  const properties = spec.properties as Record<string, JsonSchema>;
+  for (const [field, fallback] of [
+    ['name', 'metadata.name'],
+    ['project', 'the namespace'],
+  ] as const) {
+    const property = properties[field];
+    if (property) property.description = `${field}: optional, default ${fallback}.`;
+  }
+  spec.description = 'The monitor definition, as PUT /monitor/{id} takes it (docs/monitors.md).';
+  return spec;
+}
+
+export function buildMonitorCrd() {
+  const statusSchema = structural(monitorResourceStatusSchema);
+  statusSchema.description = 'What the operator last observed; written only by the operator.';
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${MONITOR_PLURAL}.${MONITOR_GROUP}` },
+    spec: {
+      group: MONITOR_GROUP,
+      scope: 'Namespaced',
+      names: {
+        plural: MONITOR_PLURAL,
+        singular: 'monitor',
+        kind: MONITOR_KIND,
+        listKind: `${MONITOR_KIND}List`,
+        shortNames: ['mkm'],
+        categories: ['meerkat'],
+      },
+      versions: [
+        {
+          name: MONITOR_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'Health', type: 'string', jsonPath: '.status.health' },
+            { name: 'Success', type: 'string', jsonPath: '.status.successRate' },
+            { name: 'P95', type: 'integer', jsonPath: '.status.p95Ms', description: 'milliseconds' },
+            { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun' },
+            { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description:
+                'A synthetic API monitor, kept in sync with the Meerkat hub by `meerkat operator`.',
+              properties: {
+                apiVersion: { type: 'string', description: 'apiVersion: meerkat.dev/v1alpha1.' },
+                kind: { type: 'string', description: 'kind: Monitor.' },
+                metadata: { type: 'object' },
+                spec: specSchema(),
+                status: statusSchema,
+              },
+              required: ['spec'],
+            },
+          },
+        },
+      ],
+    },
+  };
+}
