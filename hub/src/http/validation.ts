@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import '../contract/zod-messages.js';
 import { ValidationError, type FieldIssue } from './errors.js';
 

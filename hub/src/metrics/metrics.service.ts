@@ -1,23 +1,9 @@
 import type { Db } from '../db/database.js';
 import { NotFoundError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
-import {
-  emptyTotals,
-  fullLatencyOf,
-  healthStatus,
-  latencyOf,
-  mergedLatencyOf,
-  percent,
-  periodWindow,
-  uptimePercent,
-} from './metric-figures.js';
-import {
-  consecutiveFailures,
-  latestRuns,
-  listMonitorsOf,
-  recentFailures,
-  type LatestRuns,
-} from './metric-runs.repository.js';
+import { fullLatencyOf, latencyOf, mergedLatencyOf, percent } from './metric-figures.js';
+import { consecutiveFailures, recentFailures } from './metric-runs.repository.js';
+import { collectMonitorFigures, type MonitorFigureFilter } from './monitor-figures.js';
 import type {
   ListMonitorMetricsQuery,
   MetricsSummary,
@@ -26,7 +12,6 @@ import type {
   Period,
 } from './metrics.schema.js';
 import { minuteOf } from './rollup-hook.js';
-import { resultsBefore, sumRollups, uptimeSpans } from './rollup.repository.js';
 
 export interface MetricsServiceDeps {
   db: Db;
@@ -39,52 +24,13 @@ const RECENT_FAILURES = 10;
 const FAILING_MONITORS = 100;
 
 export function createMetricsService({ db, clock, successThresholdPercent }: MetricsServiceDeps) {
-  /** Every figure of the monitors in scope over the period, from rollups plus a few raw-run lookups. */
-  async function figuresOf(
+  const figuresOf = (
     organizationId: string,
     period: Period,
-    filter: { monitorId?: string; monitorEnvironment?: string | undefined; environment?: string | undefined },
+    filter: MonitorFigureFilter,
     withUptime = true,
-  ) {
-    const window = periodWindow(period, clock.now());
-    const monitors = await listMonitorsOf(db, organizationId, {
-      monitorId: filter.monitorId,
-      environment: filter.monitorEnvironment,
-    });
-    const ids = monitors.map((m) => m.id);
-    const scope = {
-      organizationId,
-      fromMinute: minuteOf(window.start),
-      toMinute: window.end,
-      monitorId: filter.monitorId,
-      environment: filter.environment,
-    };
-    const [totals, spans, before, latest] = await Promise.all([
-      sumRollups(db, scope),
-      // Uptime walks every minute with runs; the list does not show it, so it does not pay for it.
-      withUptime ? uptimeSpans(db, scope, window) : new Map<string, never>(),
-      withUptime
-        ? resultsBefore(db, organizationId, ids, scope.fromMinute, filter.environment)
-        : new Map<string, never>(),
-      latestRuns(db, organizationId, ids, filter.environment),
-    ]);
-    const figures = monitors.map((monitor) => {
-      const total = totals.get(monitor.id) ?? emptyTotals(monitor.id);
-      const last: LatestRuns | undefined = latest.get(monitor.id);
-      const lastInPeriod =
-        last?.lastRunAt != null && last.lastRunAt >= scope.fromMinute
-          ? last.lastRunSuccess === true
-          : undefined;
-      return {
-        monitor,
-        totals: total,
-        latest: last,
-        status: healthStatus(total, lastInPeriod, successThresholdPercent),
-        uptimePercent: uptimePercent(window, spans.get(monitor.id), before.get(monitor.id)),
-      };
-    });
-    return { window, figures };
-  }
+  ) =>
+    collectMonitorFigures({ db, clock, successThresholdPercent }, organizationId, period, filter, withUptime);
 
   return {
     async monitor(
