@@ -112,7 +112,7 @@ export interface OAuthTransactionTable {
   created_at: CreatedAt;
   expires_at: Timestamp;
   finished_at: Timestamp | null;
-  /** The name the chat integration gets when the install creates it (migration 0006). */
+  /** The name the chat integration gets when the install creates it (migration 0005). */
   integration_name: string | null;
   /** The default channel asked for at initiate, kept in the chat integration's config. */
   channel: string | null;

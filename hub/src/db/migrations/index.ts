@@ -3,7 +3,7 @@ import * as initialSchema from './0001-initial-schema.js';
 import * as secretMapRevisions from './0002-secret-map-revisions.js';
 import * as scheduleOutbox from './0003-schedule-outbox.js';
 import * as metricsRollups from './0004-metrics-rollups.js';
-import * as slackEvents from './0006-slack-events.js';
+import * as slackEvents from './0005-slack-events.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -14,5 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002-secret-map-revisions': secretMapRevisions,
   '0003-schedule-outbox': scheduleOutbox,
   '0004-metrics-rollups': metricsRollups,
-  '0006-slack-events': slackEvents,
+  '0005-slack-events': slackEvents,
 };
