@@ -113,41 +113,19 @@ export async function finishRun(db: Executor, organizationId: string, id: string
     .executeTakeFirst();
 }
 
-/** Fails runs left `running` past `runningBefore` or `pending` past `pendingBefore`; returns the failed rows. */
-export async function failStuckRuns(
-  db: Executor,
-  cutoffs: { runningBefore: Date; pendingBefore: Date },
-  now: Date,
-) {
-  const running = await db
-    .updateTable('runs')
-    .set({
-      status: 'failed',
-      success: false,
-      completed_at: now,
-      errors: JSON.stringify([
-        'run failed by the system: still running after its timeout (the worker stopped or lost it)',
+/** Runs left `running` since before `runningBefore` or `pending` since before `pendingBefore` (at most 500). */
+export async function findStuckRuns(db: Executor, cutoffs: { runningBefore: Date; pendingBefore: Date }) {
+  return db
+    .selectFrom('runs')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'running'), eb('started_at', '<', cutoffs.runningBefore)]),
+        eb.and([eb('status', '=', 'pending'), eb('created_at', '<', cutoffs.pendingBefore)]),
       ]),
-    })
-    .where('status', '=', 'running')
-    .where('started_at', '<', cutoffs.runningBefore)
-    .returningAll()
+    )
+    .limit(500)
     .execute();
-  const pending = await db
-    .updateTable('runs')
-    .set({
-      status: 'failed',
-      success: false,
-      completed_at: now,
-      errors: JSON.stringify([
-        'run failed by the system: no worker started it (is a worker serving its location?)',
-      ]),
-    })
-    .where('status', '=', 'pending')
-    .where('created_at', '<', cutoffs.pendingBefore)
-    .returningAll()
-    .execute();
-  return [...running, ...pending];
 }
 
 /** Deletes at most `batch` runs created before `before`; small batches keep locks short for writers. */

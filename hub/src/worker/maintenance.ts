@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { deleteRunsBefore, failStuckRuns } from '../runs/run.repository.js';
+import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
+import { deleteRunsBefore, findStuckRuns, type RunRow } from '../runs/run.repository.js';
 import type { Clock } from '../system/clock.js';
 
 export interface MaintenanceOptions {
@@ -9,6 +10,8 @@ export interface MaintenanceOptions {
   log: Logger;
   runTimeoutMs: number;
   intervalMs: number;
+  /** Set in processes that finish runs (workers): the reaper records through them. Unset: no reaping. */
+  reapWithHooks?: readonly RunFinishedHook[];
   /** Unset: this process does not delete old runs (only the scheduler does). */
   retentionDays?: number;
 }
@@ -17,19 +20,33 @@ const REAPER_GRACE_MS = 30_000;
 const PENDING_LIMIT_MS = 60 * 60 * 1000;
 const RETENTION_BATCH = 1000;
 
-/** Fails runs stuck past their timeout, so nothing stays `running` forever. Safe to run in every replica. */
+const stuckReason: Record<'pending' | 'running', string> = {
+  running: 'run failed by the system: still running after its timeout (the worker stopped or lost it)',
+  pending: 'run failed by the system: no worker started it (is a worker serving its location?)',
+};
+
+/**
+ * Fails runs stuck past their timeout, so nothing stays `running` forever. Each goes through the same
+ * recording as any finished run, so its rollups and notification rules follow. Safe in every replica: a run is
+ * finished once, whoever gets there first.
+ */
 export async function reapStuckRuns(
-  options: Pick<MaintenanceOptions, 'db' | 'clock' | 'log' | 'runTimeoutMs'>,
-) {
+  options: Pick<MaintenanceOptions, 'db' | 'clock' | 'log' | 'runTimeoutMs'> & {
+    hooks?: readonly RunFinishedHook[];
+  },
+): Promise<RunRow[]> {
   const now = options.clock.now();
-  const failed = await failStuckRuns(
-    options.db,
-    {
-      runningBefore: new Date(now.getTime() - options.runTimeoutMs - REAPER_GRACE_MS),
-      pendingBefore: new Date(now.getTime() - Math.max(PENDING_LIMIT_MS, options.runTimeoutMs * 2)),
-    },
-    now,
-  );
+  const stuck = await findStuckRuns(options.db, {
+    runningBefore: new Date(now.getTime() - options.runTimeoutMs - REAPER_GRACE_MS),
+    pendingBefore: new Date(now.getTime() - Math.max(PENDING_LIMIT_MS, options.runTimeoutMs * 2)),
+  });
+  const failed: RunRow[] = [];
+  for (const run of stuck) {
+    const reason = stuckReason[run.status as 'pending' | 'running'];
+    const result = { success: false, errors: [reason], steps: null, completedAt: now, durationMs: null };
+    const finished = await recordRunResult(options.db, run, result, options.hooks ?? []);
+    if (finished !== undefined) failed.push(finished);
+  }
   if (failed.length > 0)
     options.log.warn({ runs: failed.map((r) => r.id) }, 'failed runs stuck past their timeout');
   return failed;
@@ -54,7 +71,8 @@ export function startMaintenance(options: MaintenanceOptions): { stop(): Promise
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
     running = (async () => {
-      await reapStuckRuns(options);
+      if (options.reapWithHooks !== undefined)
+        await reapStuckRuns({ ...options, hooks: options.reapWithHooks });
       if (options.retentionDays !== undefined)
         await deleteExpiredRuns({ ...options, retentionDays: options.retentionDays });
     })().catch((error: unknown) => options.log.error({ err: error }, 'run maintenance failed'));

@@ -63,6 +63,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
     log,
     runTimeoutMs: settings.RUN_TIMEOUT_MS,
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
+    reapWithHooks: options.hooks ?? [],
   });
   log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
 
