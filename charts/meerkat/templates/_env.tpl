@@ -1,0 +1,41 @@
+{{/*
+One credential as an env entry: from the user's existingSecret when named, else from the chart's own Secret when
+an inline value is given, else nothing (or a render error when the setting is required).
+*/}}
+{{- define "meerkat.secretEnv" -}}
+{{- if .secret }}
+- name: {{ .env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secret }}
+      key: {{ .key | default .env }}
+{{- else if .value }}
+- name: {{ .env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secretName }}
+      key: {{ .env }}
+{{- else if .required }}
+{{- fail (printf "%s is required: set %s or %s" .env .hint .secretHint) }}
+{{- end }}
+{{- end -}}
+
+{{/* The settings of hub, scheduler, worker and migrate (docs/configuration.md): plain ones from the ConfigMap, credentials from Secrets. */}}
+{{- define "meerkat.env" -}}
+{{- $v := .Values -}}
+{{- $own := printf "%s-credentials" (include "meerkat.fullname" .) -}}
+{{- include "meerkat.secretEnv" (dict "env" "DATABASE_URL" "value" $v.database.url "secret" $v.database.existingSecret "key" $v.database.existingSecretKey "secretName" $own "required" true "hint" "database.url" "secretHint" "database.existingSecret") }}
+{{- include "meerkat.secretEnv" (dict "env" "REDIS_URL" "value" $v.redis.url "secret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "secretName" $own "required" true "hint" "redis.url" "secretHint" "redis.existingSecret") }}
+{{- include "meerkat.secretEnv" (dict "env" "SECRETS_KEY" "value" $v.secrets.key "secret" $v.secrets.existingSecret "key" $v.secrets.existingSecretKey "secretName" $own "required" true "hint" "secrets.key" "secretHint" "secrets.existingSecret") }}
+{{- include "meerkat.secretEnv" (dict "env" "AUTH_API_KEYS" "value" $v.auth.apiKeys "secret" $v.auth.existingSecret "key" $v.auth.existingSecretKey "secretName" $own "required" (eq $v.auth.mode "api-key") "hint" "auth.apiKeys" "secretHint" "auth.existingSecret") }}
+{{- include "meerkat.secretEnv" (dict "env" "SLACK_CLIENT_SECRET" "value" $v.slack.clientSecret "secret" $v.slack.existingSecret "secretName" $own) }}
+{{- include "meerkat.secretEnv" (dict "env" "SLACK_SIGNING_SECRET" "value" $v.slack.signingSecret "secret" $v.slack.existingSecret "secretName" $own) }}
+{{- with $v.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "meerkat.envFrom" -}}
+- configMapRef:
+    name: {{ include "meerkat.fullname" . }}-settings
+{{- end -}}

@@ -1,0 +1,81 @@
+{{/* Names: the release name, unless it already contains the chart name (then "meerkat-hub", not "meerkat-meerkat-hub"). */}}
+{{- define "meerkat.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" -}}
+{{- else if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels every object carries; "component" is the process (hub, scheduler, worker, operator, migrate). */}}
+{{- define "meerkat.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+{{ include "meerkat.selectorLabels" . }}
+{{- end -}}
+
+{{/* Selector labels never change across upgrades (a Deployment's selector is immutable). */}}
+{{- define "meerkat.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- with .location }}
+meerkat.dev/location: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{- define "meerkat.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{- define "meerkat.hubUrl" -}}
+{{- printf "http://%s-hub.%s.svc:%v" (include "meerkat.fullname" .) .Release.Namespace .Values.hub.port -}}
+{{- end -}}
+
+{{/* The restricted Pod Security Standard, for every Pod of the chart. */}}
+{{- define "meerkat.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "meerkat.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+{{- end -}}
+
+{{/* The root filesystem is read-only; Node and the drivers still want a writable /tmp. */}}
+{{- define "meerkat.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: 64Mi
+{{- end -}}
+
+{{- define "meerkat.tmpMount" -}}
+- name: tmp
+  mountPath: /tmp
+{{- end -}}
+
+{{/* LOCATIONS as the JSON array of docs/locations.md; a job location's image and hubUrl default to this release's. */}}
+{{- define "meerkat.locationsJson" -}}
+{{- $locations := list -}}
+{{- range .Values.locations -}}
+{{- if eq .executor "job" -}}
+{{- $job := deepCopy .job -}}
+{{- $_ := set $job "image" (.job.image | default (include "meerkat.image" $)) -}}
+{{- $_ := set $job "hubUrl" (.job.hubUrl | default (include "meerkat.hubUrl" $)) -}}
+{{- $locations = append $locations (dict "name" .name "executor" "job" "job" $job) -}}
+{{- else -}}
+{{- $locations = append $locations (dict "name" .name "executor" "worker") -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $locations -}}
+{{- end -}}

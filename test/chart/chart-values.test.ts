@@ -1,0 +1,138 @@
+// The chart with job locations, gcp secrets, the Prometheus Operator and user-managed Secrets; and a broken
+// chart or missing values failing the render.
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { chartDir, renderChart, type KubeObject } from './render-chart.js';
+
+type Env = { name: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
+type Workload = KubeObject & {
+  spec: {
+    replicas: number;
+    template: { spec: { nodeSelector?: object; containers: { args: string[]; env: Env[] }[] } };
+  };
+};
+const ciValues = (name: string) => join(chartDir, 'ci', name);
+const repoFile = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('with job locations, gcp secrets and the Prometheus Operator', () => {
+  const chart = renderChart([ciValues('jobs-gcp-prometheus-values.yaml')]);
+  const data = (chart.find('ConfigMap', 'meerkat-settings') as KubeObject & { data: Record<string, string> })
+    .data;
+
+  it("binds the hub's Job Role of config/rbac in each runner namespace, and nowhere else", () => {
+    const { rules } = parse(repoFile('config/rbac/hub-runner-jobs-role.yaml')) as { rules: unknown[] };
+    const roles = chart.ofKind('Role') as (KubeObject & { rules: unknown[] })[];
+    expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(['meerkat-runners', 'meerkat-runners-us']);
+    for (const role of roles) expect(role.rules).toEqual(rules);
+    for (const binding of chart.ofKind('RoleBinding')) {
+      expect(binding).toMatchObject({
+        roleRef: { kind: 'Role', name: 'meerkat-hub-runner-jobs' },
+        subjects: [{ kind: 'ServiceAccount', name: 'meerkat-hub', namespace: 'meerkat' }],
+      });
+    }
+  });
+
+  it('runs worker Deployments for worker locations only, with their own replicas and placement', () => {
+    const workers = chart
+      .ofKind('Deployment')
+      .filter((d) => d.metadata.labels?.['app.kubernetes.io/component'] === 'worker');
+    expect(workers.map((w) => w.metadata.name).sort()).toEqual([
+      'meerkat-worker-default',
+      'meerkat-worker-eu-central',
+    ]);
+    const euCentral = chart.find('Deployment', 'meerkat-worker-eu-central') as Workload;
+    expect(euCentral.spec.replicas).toBe(1);
+    expect(euCentral.spec.template.spec.nodeSelector).toEqual({
+      'topology.kubernetes.io/region': 'europe-west3',
+    });
+    expect(euCentral.metadata.labels?.['meerkat.dev/location']).toBe('eu-central');
+    expect((chart.find('Deployment', 'meerkat-hub') as Workload).spec.replicas).toBe(3);
+  });
+
+  it("renders job templates into LOCATIONS with this release's image and hub address", () => {
+    const locations = JSON.parse(data.LOCATIONS!) as { name: string; job?: Record<string, unknown> }[];
+    expect(locations.map((l) => l.name)).toEqual(['default', 'eu-central', 'eu-west', 'us-east']);
+    expect(locations[2]!.job).toEqual({
+      namespace: 'meerkat-runners',
+      image: 'ghcr.io/meerkat-dev/meerkat:0.1.0',
+      hubUrl: 'http://meerkat-hub.meerkat.svc:3000',
+      apiKeySecret: { name: 'meerkat-runner', key: 'api-key' },
+      nodeSelector: { 'topology.kubernetes.io/region': 'europe-west1' },
+    });
+  });
+
+  it('configures the gcp backend with a Workload Identity annotation on the hub and worker accounts', () => {
+    expect(data).toMatchObject({ SECRETS_BACKEND: 'gcp', GCP_PROJECT: 'acme-monitoring' });
+    for (const name of ['meerkat-hub', 'meerkat-worker']) {
+      expect(chart.find('ServiceAccount', name).metadata.annotations).toEqual({
+        'iam.gke.io/gcp-service-account': 'meerkat@acme-monitoring.iam.gserviceaccount.com',
+      });
+    }
+    expect(chart.find('ServiceAccount', 'meerkat-operator').metadata.annotations).toBeUndefined();
+  });
+
+  it('adds the ServiceMonitor and the PrometheusRule of config/prometheus/rules.yaml when forced on', () => {
+    expect(chart.find('ServiceMonitor', 'meerkat')).toMatchObject({
+      metadata: { labels: { release: 'kube-prometheus-stack' } },
+      spec: {
+        selector: { matchLabels: { 'meerkat.dev/metrics': 'true' } },
+        endpoints: [{ port: 'metrics' }],
+      },
+    });
+    const { groups } = parse(repoFile('config/prometheus/rules.yaml')) as { groups: unknown[] };
+    expect(chart.find('PrometheusRule', 'meerkat')).toMatchObject({ spec: { groups } });
+    expect(chart.find('Service', 'meerkat-metrics')).toMatchObject({ spec: { clusterIP: 'None' } });
+  });
+});
+
+describe('with every credential in an existing Secret', () => {
+  const chart = renderChart([ciValues('existing-secrets-values.yaml')]);
+  const hubEnv = (chart.find('Deployment', 'meerkat-hub') as Workload).spec.template.spec.containers[0]!.env;
+
+  it('references the Secrets where they are and copies nothing into a Secret of its own', () => {
+    const refs = Object.fromEntries(hubEnv.map((e) => [e.name, e.valueFrom?.secretKeyRef]));
+    expect(refs).toEqual({
+      DATABASE_URL: { name: 'meerkat-database', key: 'url' },
+      REDIS_URL: { name: 'meerkat-redis', key: 'url' },
+      SECRETS_KEY: { name: 'meerkat-keys', key: 'SECRETS_KEY' },
+      SLACK_CLIENT_SECRET: { name: 'meerkat-slack', key: 'SLACK_CLIENT_SECRET' },
+      SLACK_SIGNING_SECRET: { name: 'meerkat-slack', key: 'SLACK_SIGNING_SECRET' },
+    });
+    expect(chart.ofKind('Secret')).toEqual([]);
+    const migrate = chart.find('Job', 'meerkat-migrate') as Workload;
+    expect(migrate.spec.template.spec.containers[0]!.env).toContainEqual({
+      name: 'DATABASE_URL',
+      valueFrom: { secretKeyRef: { name: 'meerkat-database', key: 'url' } },
+    });
+  });
+
+  it('leaves the operator out and puts the dashboard in the Grafana namespace', () => {
+    expect(chart.objects.filter((o) => o.metadata.name === 'meerkat-operator')).toEqual([]);
+    expect(chart.find('ConfigMap', 'meerkat-grafana-dashboard').metadata.namespace).toBe('monitoring');
+  });
+});
+
+describe('a chart that cannot render', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('fails naming the missing setting when a required credential has no value', () => {
+    expect(() => renderChart([])).toThrow(
+      /DATABASE_URL is required: set database.url or database.existingSecret/,
+    );
+  });
+
+  it('fails when a template calls a function Helm does not have', () => {
+    cpSync(chartDir, join(scratch, 'meerkat'), { recursive: true });
+    appendFileSync(
+      join(scratch, 'meerkat', 'templates', 'hub.yaml'),
+      '\n{{ .Values.hub.port | noSuchFunction }}\n',
+    );
+    expect(() => renderChart([ciValues('default-values.yaml')], undefined, join(scratch, 'meerkat'))).toThrow(
+      /noSuchFunction/,
+    );
+  });
+});
