@@ -10,6 +10,7 @@ readonly PACKAGES=(
   "golang-go:go"
   "golang-github-masterminds-sprig-dev:$GOPATH_DEBIAN/src/github.com/Masterminds/sprig"
   "golang-github-ghodss-yaml-dev:$GOPATH_DEBIAN/src/github.com/ghodss/yaml"
+  "golang-github-xeipuuv-gojsonschema-dev:$GOPATH_DEBIAN/src/github.com/xeipuuv/gojsonschema"
 )
 
 missing=()
@@ -27,13 +28,13 @@ if ((${#missing[@]} > 0)); then
     { apt-get update -qq </dev/null >/dev/null && apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null; }
 fi
 
-hash=$(sha256sum "$SOURCE_DIR/main.go" | cut -c1-16)
+hash=$(cat "$SOURCE_DIR"/*.go | sha256sum | cut -c1-16)
 readonly CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/meerkat/chart-render-$hash"
 if [[ ! -x $CACHE_DIR/chart-render ]]; then
   mkdir -p "$CACHE_DIR"
   # GOPATH mode against Debian's source packages: no module download, no network.
   (cd "$SOURCE_DIR" && env -u GOFLAGS -u GOTOOLCHAIN GO111MODULE=off GOPATH="$GOPATH_DEBIAN" GOPROXY=off \
-    GOCACHE="$CACHE_DIR/gocache" CGO_ENABLED=0 go build -o "$CACHE_DIR/chart-render.partial" main.go)
+    GOCACHE="$CACHE_DIR/gocache" CGO_ENABLED=0 go build -o "$CACHE_DIR/chart-render.partial" .)
   mv "$CACHE_DIR/chart-render.partial" "$CACHE_DIR/chart-render"
   rm -rf "$CACHE_DIR/gocache"
 fi

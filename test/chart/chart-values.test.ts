@@ -1,6 +1,6 @@
 // The chart with job locations, gcp secrets, the Prometheus Operator and user-managed Secrets; and a broken
 // chart or missing values failing the render.
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,30 @@ describe('a chart that cannot render', () => {
     expect(() => renderChart([])).toThrow(
       /DATABASE_URL is required: set database.url or database.existingSecret/,
     );
+  });
+
+  it('refuses values that break values.schema.json, naming each field, as Helm does', () => {
+    const wrong = join(scratch, 'wrong-values.yaml');
+    writeFileSync(wrong, 'hub:\n  replicas: three\n  colour: red\n');
+    let message = '';
+    try {
+      renderChart([ciValues('default-values.yaml'), wrong]);
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toContain("values don't meet the specifications of the schema(s)");
+    expect(message).toContain('- hub.replicas: Invalid type. Expected: integer, given: string');
+    expect(message).toContain('- hub: Additional property colour is not allowed');
+  });
+
+  it('accepts every values file the chart ships', () => {
+    for (const file of [
+      'default-values.yaml',
+      'jobs-gcp-prometheus-values.yaml',
+      'existing-secrets-values.yaml',
+    ]) {
+      expect(() => renderChart([ciValues(file)])).not.toThrow();
+    }
   });
 
   it('fails when a template calls a function Helm does not have', () => {

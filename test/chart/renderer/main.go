@@ -31,6 +31,9 @@ func main() {
 	for _, file := range os.Args[4:] {
 		values = mergeValues(values, readYaml(file))
 	}
+	if err := validateValues(chartDir, values); err != nil {
+		fail(err)
+	}
 	apiVersions := strings.Split(os.Args[3], ",")
 	rendered, err := render(chartDir, chart, values, namespace, apiVersions)
 	if err != nil {
