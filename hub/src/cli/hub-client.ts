@@ -14,6 +14,14 @@ export class HubRequestError extends Error {
   }
 }
 
+/** What a client reads of `GET /metrics/monitors/{id}` (the full shape: hub/src/metrics/metrics.schema.ts). */
+export interface MonitorMetricsFigures {
+  status: string;
+  runs: { total: number; successful: number; failed: number; successRate: number };
+  latency: { p95DurationMs: number };
+  lastRun: { id: string; status: string; success: boolean; startedAt: string; durationMs: number } | null;
+}
+
 /** The hub's REST API as the client commands use it. */
 export function createHubClient(baseUrl: string, apiKey: string) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
@@ -80,6 +88,12 @@ export function createHubClient(baseUrl: string, apiKey: string) {
     },
     async deleteMonitor(id: string): Promise<void> {
       await call('DELETE', `/monitor/${encodeURIComponent(id)}`);
+    },
+    /** The monitor's health and run figures (`GET /metrics/monitors/{id}`, docs/metrics.md); undefined on 404. */
+    async getMonitorMetrics(id: string): Promise<MonitorMetricsFigures | undefined> {
+      return (
+        await call<{ data: MonitorMetricsFigures }>('GET', `/metrics/monitors/${encodeURIComponent(id)}`)
+      )?.data;
     },
     async getRun(id: string): Promise<Run | undefined> {
       return (await call<{ data: Run }>('GET', `/runs/${encodeURIComponent(id)}`))?.data;

@@ -1,17 +1,26 @@
 import { Command } from 'commander';
 import { version } from '../system/version.js';
-import { registerApplyCommand } from './apply.command.js';
-import { registerDevCommand } from './dev.command.js';
-import { registerGetCommand } from './get.command.js';
 import { runCommand } from './run-command.js';
-import { registerHubCommand } from './hub.command.js';
-import { registerKeygenCommand } from './keygen.command.js';
-import { registerMigrateCommand } from './migrate.command.js';
-import { registerRunnerCommand } from './runner.command.js';
-import { registerOperatorCommand } from '../../../operator/src/operator.command.js';
-import { registerSchedulerCommand } from './scheduler.command.js';
-import { registerTestCommand } from './test.command.js';
-import { registerWorkerCommand } from './worker.command.js';
+
+type Register = (program: Command) => void;
+
+/**
+ * Each sub-command's module, loaded only when that sub-command runs (every one for `--help`): a runner Job's
+ * container then loads the runner's module graph, not the API's, the operator's and the rest (docs/benchmarks.md).
+ */
+const subCommands: Record<string, () => Promise<Register>> = {
+  dev: async () => (await import('./dev.command.js')).registerDevCommand,
+  hub: async () => (await import('./hub.command.js')).registerHubCommand,
+  scheduler: async () => (await import('./scheduler.command.js')).registerSchedulerCommand,
+  worker: async () => (await import('./worker.command.js')).registerWorkerCommand,
+  runner: async () => (await import('./runner.command.js')).registerRunnerCommand,
+  migrate: async () => (await import('./migrate.command.js')).registerMigrateCommand,
+  keygen: async () => (await import('./keygen.command.js')).registerKeygenCommand,
+  apply: async () => (await import('./apply.command.js')).registerApplyCommand,
+  get: async () => (await import('./get.command.js')).registerGetCommand,
+  test: async () => (await import('./test.command.js')).registerTestCommand,
+  operator: async () => (await import('../../../operator/src/operator.command.js')).registerOperatorCommand,
+};
 
 const program = new Command()
   .name('meerkat')
@@ -19,16 +28,8 @@ const program = new Command()
   .version(version)
   .showHelpAfterError();
 
-registerDevCommand(program);
-registerHubCommand(program);
-registerSchedulerCommand(program);
-registerWorkerCommand(program);
-registerRunnerCommand(program);
-registerMigrateCommand(program);
-registerKeygenCommand(program);
-registerApplyCommand(program);
-registerGetCommand(program);
-registerTestCommand(program);
-registerOperatorCommand(program);
+const requested = process.argv[2];
+const names = requested !== undefined && requested in subCommands ? [requested] : Object.keys(subCommands);
+for (const name of names) (await subCommands[name]?.())?.(program);
 
 await runCommand(() => program.parseAsync(process.argv));

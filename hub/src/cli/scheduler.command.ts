@@ -9,9 +9,7 @@ import { closeOnSignals } from '../server/serve-api.js';
 export function registerSchedulerCommand(program: Command): void {
   program
     .command('scheduler')
-    .description(
-      'keep one BullMQ job scheduler per (monitor, location); fail stuck runs; delete expired ones',
-    )
+    .description('keep one BullMQ job scheduler per (monitor, location); delete runs past their retention')
     .action(async () => {
       const settings = loadSettings(process.env, 'scheduler');
       const log = createLogger(settings.LOG_LEVEL, { process: 'scheduler' });
