@@ -19,9 +19,22 @@ export interface MonitorWatchOptions {
   resyncMs: number;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Resume the first watch from this resourceVersion instead of listing, as a restarted informer with a remembered
+   * version does. When it is too old the API server answers 410 Gone and the loop lists again.
+   */
+  resumeFrom?: string;
+  /** Called each time the watch ended in an error and the loop lists again (counted as a metric). */
+  onRestart?: (error: unknown) => void;
 }
 
-export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promise<void> } {
+export interface MonitorWatch {
+  /** True while a watch request is open on the API server; the operator's readiness. */
+  isEstablished(): boolean;
+  stop(): Promise<void>;
+}
+
+export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
   const api = options.kubeConfig.makeApiClient(CustomObjectsApi);
   const watch = new Watch(options.kubeConfig);
   const initialBackoffMs = options.initialBackoffMs ?? 500;
@@ -29,6 +42,8 @@ export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promi
   let stopped = false;
   let wakeUp: () => void = () => {};
   let current: AbortController | undefined;
+  let established = false;
+  let resumeFrom = options.resumeFrom;
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -39,23 +54,30 @@ export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promi
       };
     });
 
-  async function listAndWatchOnce(): Promise<void> {
-    const list = (await api.listClusterCustomObject({
+  async function list(): Promise<string | undefined> {
+    const answer = (await api.listClusterCustomObject({
       group: MONITOR_GROUP,
       version: MONITOR_VERSION,
       plural: MONITOR_PLURAL,
     })) as { metadata?: { resourceVersion?: string }; items: MonitorResource[] };
-    options.log.debug(
-      { count: list.items.length, resourceVersion: list.metadata?.resourceVersion },
-      'listed Monitors',
-    );
-    for (const item of list.items) options.onChange(keyOf(item));
+    const resourceVersion = answer.metadata?.resourceVersion;
+    options.log.debug({ count: answer.items.length, resourceVersion }, 'listed Monitors');
+    for (const item of answer.items) options.onChange(keyOf(item));
+    return resourceVersion;
+  }
+
+  async function listAndWatchOnce(): Promise<void> {
+    const resourceVersion = resumeFrom ?? (await list());
+    resumeFrom = undefined;
     await new Promise<void>((resolve, reject) => {
       const relist = setTimeout(() => {
         current?.abort();
         resolve();
       }, options.resyncMs);
+      let done = false;
       const finish = (error?: unknown) => {
+        done = true;
+        established = false;
         clearTimeout(relist);
         if (error && !stopped)
           reject(error instanceof Error ? error : new Error('the watch failed', { cause: error }));
@@ -65,7 +87,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promi
       watch
         .watch(
           `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/${MONITOR_PLURAL}`,
-          { resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
+          { resourceVersion, allowWatchBookmarks: true },
           (phase, object: MonitorResource & { code?: number }) => {
             if (phase === 'ERROR') {
               // 410 Gone: the resourceVersion was compacted away; only a new list can continue.
@@ -81,6 +103,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promi
         )
         .then((controller) => {
           current = controller;
+          established = !stopped && !done;
           if (stopped) controller.abort();
         }, finish);
     });
@@ -94,6 +117,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promi
         backoffMs = initialBackoffMs;
       } catch (error) {
         if (stopped) break;
+        options.onRestart?.(error);
         options.log.warn({ err: error, retryInMs: backoffMs }, 'Monitor watch ended; listing again');
         await pause(backoffMs);
         backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
@@ -102,6 +126,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): { stop(): Promi
   })();
 
   return {
+    isEstablished: () => established,
     async stop() {
       stopped = true;
       current?.abort();

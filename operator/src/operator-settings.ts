@@ -1,6 +1,12 @@
 // The operator's configuration, parsed once from the environment into a frozen object.
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { InvalidSettingError } from '../../hub/src/config/settings.js';
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65_535).default(fallback);
+const seconds = (min: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(86_400).default(fallback);
 
 const operatorSettingsSchema = z.object({
   MEERKAT_URL: z.url({ error: 'must be the hub’s base URL, e.g. http://meerkat-hub:3000' }),
@@ -9,9 +15,33 @@ const operatorSettingsSchema = z.object({
     .min(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Every resource is listed and reconciled again this often, which also puts back changes made in the hub. */
-  OPERATOR_RESYNC_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
+  OPERATOR_RESYNC_SECONDS: seconds(5, 300),
+  /** Each synced resource's health columns are read from the hub's metrics this often. */
+  OPERATOR_STATUS_SECONDS: seconds(5, 60),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  METRICS_PORT: port(9464),
+  HEALTH_PORT: port(8081),
+  /** `false` only for a single replica run by hand; two replicas without it would both write. */
+  OPERATOR_LEADER_ELECTION: z.enum(['true', 'false']).default('true'),
+  OPERATOR_LEASE_NAME: z.string().min(1).default('meerkat-operator'),
+  OPERATOR_LEASE_SECONDS: seconds(3, 15),
+  /** The Lease's namespace and this replica's identity; the chart sets them from the downward API. */
+  POD_NAMESPACE: z.string().min(1).optional(),
+  POD_NAME: z.string().min(1).optional(),
 });
-export type OperatorSettings = Readonly<z.infer<typeof operatorSettingsSchema>>;
+type ParsedSettings = z.infer<typeof operatorSettingsSchema>;
+export type OperatorSettings = Readonly<
+  Omit<ParsedSettings, 'POD_NAMESPACE' | 'POD_NAME'> & { POD_NAMESPACE: string; POD_NAME: string }
+>;
+
+/** In a Pod, the ServiceAccount's namespace is mounted next to its token. */
+const serviceAccountNamespace = () => {
+  try {
+    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+};
 
 export function loadOperatorSettings(env: NodeJS.ProcessEnv): OperatorSettings {
   const parsed = operatorSettingsSchema.safeParse(env);
@@ -19,5 +49,10 @@ export function loadOperatorSettings(env: NodeJS.ProcessEnv): OperatorSettings {
     const issue = parsed.error.issues[0];
     throw new InvalidSettingError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'is invalid');
   }
-  return Object.freeze(parsed.data);
+  return Object.freeze({
+    ...parsed.data,
+    POD_NAMESPACE: parsed.data.POD_NAMESPACE ?? serviceAccountNamespace() ?? 'default',
+    // The host name is the Pod name in a Deployment; the pid keeps two local runs apart.
+    POD_NAME: parsed.data.POD_NAME ?? `${hostname()}-${process.pid}`,
+  });
 }

@@ -4,6 +4,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { createHubClient } from '../../hub/src/cli/hub-client.js';
 import { createLogger } from '../../hub/src/log/logger.js';
+import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-registry.js';
+import { startMetricsServer } from '../../hub/src/metrics/prometheus/metrics-server.js';
+import { startHealthServer } from './health-server.js';
 import { loadOperatorSettings } from './operator-settings.js';
 import { startOperator } from './start-operator.js';
 
@@ -11,21 +14,43 @@ export function registerOperatorCommand(program: Command): void {
   program
     .command('operator')
     .description('run the Kubernetes controller that syncs Monitor resources into the hub')
-    .action(() => {
+    .action(async () => {
       const settings = loadOperatorSettings(process.env);
       const log = createLogger(settings.LOG_LEVEL, { process: 'operator' });
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromDefault();
+      const registry = createMetricsRegistry('operator');
+      const leaseMs = settings.OPERATOR_LEASE_SECONDS * 1000;
       const operator = startOperator({
         kubeConfig,
         hub: createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY),
         log,
+        registry,
         resyncMs: settings.OPERATOR_RESYNC_SECONDS * 1000,
+        refreshMs: settings.OPERATOR_STATUS_SECONDS * 1000,
+        ...(settings.OPERATOR_LEADER_ELECTION === 'true'
+          ? {
+              leaderElection: {
+                namespace: settings.POD_NAMESPACE,
+                leaseName: settings.OPERATOR_LEASE_NAME,
+                identity: settings.POD_NAME,
+                leaseDurationMs: leaseMs,
+                // As client-go's defaults (15 s lease, 10 s renew deadline): a third of the lease.
+                renewIntervalMs: Math.floor(leaseMs / 3),
+              },
+            }
+          : {}),
       });
+      const metrics = await startMetricsServer(registry, settings.METRICS_PORT, settings.HOST);
+      const health = await startHealthServer(operator, settings.HEALTH_PORT, settings.HOST);
+      log.info({ metrics: metrics.url, health: health.url }, 'operator serving metrics and probes');
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.once(signal, () => {
           log.info({ signal }, 'operator stopping');
-          void operator.stop().then(() => process.exit(0));
+          void operator
+            .stop()
+            .then(() => Promise.all([metrics.close(), health.close()]))
+            .then(() => process.exit(0));
         });
       }
     });

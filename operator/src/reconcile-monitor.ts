@@ -6,6 +6,8 @@ import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-reso
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 import { HubRequestError } from '../../hub/src/cli/hub-client.js';
 import { setCondition } from './monitor-conditions.js';
+import type { MonitorEvents } from './monitor-events.js';
+import { conditionEvent, withHealth, type MonitorHealthFigures } from './monitor-health.js';
 import {
   CLEANUP_FINALIZER,
   type MonitorResource,
@@ -21,6 +23,8 @@ export interface MonitorKey {
 export interface HubMonitors {
   putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
   deleteMonitor(id: string): Promise<void>;
+  /** The monitor's health figures; without it the status carries no health. */
+  getMonitorMetrics?(id: string): Promise<MonitorHealthFigures | undefined>;
 }
 
 /** What reconcile needs of the Kubernetes API. */
@@ -35,27 +39,35 @@ export interface ReconcileDependencies {
   resources: MonitorResources;
   now: () => Date;
   log: Logger;
+  /** Where sync failures and health changes are announced; none when absent. */
+  events?: MonitorEvents;
 }
 
 /** The hub refused the definition: the spec must change before a retry can help, so none is scheduled. */
 const isRejection = (error: unknown) =>
   error instanceof HubRequestError && error.status >= 400 && error.status < 500 && error.status !== 429;
 
-/** Resolves when the resource needs nothing more; rejects when it should be retried later. */
-export async function reconcileMonitor(key: MonitorKey, deps: ReconcileDependencies): Promise<void> {
+/**
+ * Resolves 'refresh' when the resource is in sync (come back later to refresh its health and repair drift),
+ * undefined when there is nothing more to do; rejects when it should be retried with backoff.
+ */
+export async function reconcileMonitor(
+  key: MonitorKey,
+  deps: ReconcileDependencies,
+): Promise<'refresh' | undefined> {
   const resource = await deps.resources.get(key);
-  if (!resource) return;
+  if (!resource) return undefined;
   const finalizers = resource.metadata.finalizers ?? [];
 
   if (resource.metadata.deletionTimestamp) {
-    if (!finalizers.includes(CLEANUP_FINALIZER)) return;
+    if (!finalizers.includes(CLEANUP_FINALIZER)) return undefined;
     await deleteHubMonitor(resource.metadata.uid, deps.hub);
     await deps.resources.setFinalizers(
       resource,
       finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
     );
     deps.log.info({ monitor: key, monitorId: resource.metadata.uid }, 'hub monitor deleted');
-    return;
+    return undefined;
   }
 
   // The finalizer goes on before the hub monitor exists, so no hub monitor can outlive its resource.
@@ -70,12 +82,29 @@ export async function reconcileMonitor(key: MonitorKey, deps: ReconcileDependenc
   } catch (error) {
     failure = error;
   }
-  const status = statusAfterSync(current, failure, deps.now());
+  let status = statusAfterSync(current, failure, deps.now());
+  const figures = failure === undefined ? await healthFigures(current.metadata.uid, deps) : undefined;
+  if (figures) status = withHealth(status, figures, current.metadata.generation, deps.now());
   if (JSON.stringify(status) !== JSON.stringify(current.status ?? {})) {
     await deps.resources.writeStatus(current, status);
+    for (const type of ['Synced', 'Healthy'] as const) {
+      const event = conditionEvent(type, current.status, status);
+      if (event) await deps.events?.record(current, event);
+    }
   }
   if (failure !== undefined && !isRejection(failure)) {
     throw failure instanceof Error ? failure : new Error('the hub call failed', { cause: failure });
+  }
+  return failure === undefined ? 'refresh' : undefined;
+}
+
+/** Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. */
+async function healthFigures(id: string, deps: ReconcileDependencies) {
+  try {
+    return await deps.hub.getMonitorMetrics?.(id);
+  } catch (error) {
+    deps.log.warn({ err: error, monitorId: id }, 'could not read the monitor’s metrics');
+    return undefined;
   }
 }
 

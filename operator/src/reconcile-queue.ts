@@ -1,11 +1,14 @@
 // A work queue keyed by namespace/name (as in pepr and client-go): at most one reconcile in flight per object,
-// events arriving meanwhile fold into one more pass, and a failed pass is retried with exponential backoff.
+// events arriving meanwhile fold into one more pass, and a failed pass is retried with exponential backoff. A pass
+// that resolves 'refresh' asks to be run again after `refreshMs` (client-go's RequeueAfter): that refreshes health.
 import type { Logger } from 'pino';
 import type { MonitorKey } from './reconcile-monitor.js';
 
 export interface ReconcileQueueOptions {
-  reconcile: (key: MonitorKey) => Promise<void>;
+  reconcile: (key: MonitorKey) => Promise<'refresh' | undefined>;
   log: Logger;
+  /** When a pass resolves 'refresh', it runs again after this long; never when absent. */
+  refreshMs?: number;
   initialRetryMs?: number;
   maxRetryMs?: number;
 }
@@ -43,8 +46,9 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
   async function runPass(id: string, entry: Entry): Promise<void> {
     entry.running = true;
     let failed = false;
+    let refresh = false;
     try {
-      await options.reconcile(entry.key);
+      refresh = (await options.reconcile(entry.key)) === 'refresh';
       entry.retryMs = initialRetryMs;
     } catch (error) {
       failed = true;
@@ -59,6 +63,8 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
       const delay = entry.retryMs;
       entry.retryMs = Math.min(entry.retryMs * 2, maxRetryMs);
       entry.retryTimer = setTimeout(() => enqueue(entry.key), delay);
+    } else if (refresh && options.refreshMs !== undefined) {
+      entry.retryTimer = setTimeout(() => enqueue(entry.key), options.refreshMs);
     } else {
       entries.delete(id);
     }

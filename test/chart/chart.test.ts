@@ -112,6 +112,35 @@ describe('with the default value set', () => {
     });
   });
 
+  it('runs leader-elected operator replicas probed on their health port, each named in the Lease', () => {
+    const deployment = chart.find('Deployment', 'meerkat-operator') as KubeObject & {
+      spec: {
+        replicas: number;
+        template: {
+          spec: {
+            containers: Array<{
+              env: Array<{ name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>;
+              ports: Array<{ name: string; containerPort: number }>;
+              livenessProbe: { httpGet: { path: string; port: string } };
+              readinessProbe: { httpGet: { path: string; port: string } };
+            }>;
+          };
+        };
+      };
+    };
+    const container = deployment.spec.template.spec.containers[0];
+    expect(deployment.spec.replicas).toBe(2);
+    expect(container?.ports).toEqual([{ name: 'health', containerPort: 8081 }]);
+    expect(container?.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
+    expect(container?.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
+    expect(container?.env.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe(
+      'metadata.name',
+    );
+    expect(container?.env.find((e) => e.name === 'POD_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe(
+      'metadata.namespace',
+    );
+  });
+
   it('gives the operator exactly the ClusterRole of config/rbac, bound to its own ServiceAccount', () => {
     const expected = parse(repoFile('config/rbac/operator-clusterrole.yaml')) as Rules;
     expect((chart.find('ClusterRole', 'meerkat-operator') as KubeObject & Rules).rules).toEqual(
