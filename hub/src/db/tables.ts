@@ -175,6 +175,28 @@ export interface RunRollupMinuteTable {
   last_success: boolean;
 }
 
+/** The sums of an hour's minute rollups, per environment and for every environment (''), with uptime. */
+export interface RunRollupHourTable {
+  organization_id: string;
+  monitor_id: string;
+  hour: Timestamp;
+  environment: string;
+  run_count: Generated<number>;
+  success_count: Generated<number>;
+  failure_count: Generated<number>;
+  duration_count: Generated<number>;
+  duration_sum_ms: Generated<number>;
+  duration_min_ms: number | null;
+  duration_max_ms: number | null;
+  histogram: Generated<Json<Record<string, number>>>;
+  error_classes: Generated<Json<Record<string, number>>>;
+  /** The hour's first minute with a result; seconds from then to the hour's end spent up; the last result. */
+  first_minute: Timestamp | null;
+  up_seconds: Generated<number>;
+  last_started_at: Timestamp | null;
+  last_success: boolean | null;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -187,5 +209,6 @@ export interface Database {
   schedule_outbox: ScheduleOutboxTable;
   secret_map_revisions: SecretMapRevisionTable;
   run_rollups_minute: RunRollupMinuteTable;
+  run_rollups_hour: RunRollupHourTable;
   slack_events: SlackEventTable;
 }

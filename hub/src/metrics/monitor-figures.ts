@@ -31,13 +31,14 @@ export async function collectMonitorFigures(
   const scope = {
     organizationId,
     fromMinute: minuteOf(window.start),
+    periodStart: window.start,
     toMinute: window.end,
     monitorId: filter.monitorId,
     environment: filter.environment,
   };
   const [totals, spans, before, latest] = await Promise.all([
     sumRollups(db, scope),
-    // Uptime walks every minute with runs; the list does not show it, so it does not pay for it.
+    // The list does not show uptime, so it does not pay for it.
     withUptime ? uptimeSpans(db, scope, window) : new Map<string, never>(),
     withUptime
       ? resultsBefore(db, organizationId, ids, scope.fromMinute, filter.environment)

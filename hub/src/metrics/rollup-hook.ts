@@ -1,5 +1,6 @@
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { durationBucket } from './duration-histogram.js';
+import { refreshMonitorHour } from './hour-rollup.repository.js';
 import { addRunToRollup } from './rollup.repository.js';
 import { errorClassOfRun } from './run-error-class.js';
 
@@ -10,7 +11,7 @@ export function minuteOf(time: Date): Date {
 }
 
 /**
- * Keeps the per-minute rollups. It runs inside the transaction that finishes the run, and a run finishes once,
+ * Keeps the per-minute rollups and the hour rows above them. It runs inside the transaction that finishes the run, and a run finishes once,
  * so each run is counted exactly once even when its job is delivered twice.
  */
 export const rollupHook: RunFinishedHook = {
@@ -18,10 +19,11 @@ export const rollupHook: RunFinishedHook = {
   async onRunFinished(tx, run) {
     const startedAt = run.started_at ?? run.created_at;
     const success = run.success === true;
+    const minute = minuteOf(startedAt);
     await addRunToRollup(tx, {
       organizationId: run.organization_id,
       monitorId: run.monitor_id,
-      minute: minuteOf(startedAt),
+      minute,
       location: run.location,
       environment: run.environment,
       startedAt,
@@ -29,6 +31,12 @@ export const rollupHook: RunFinishedHook = {
       durationMs: run.duration_ms,
       durationBucket: run.duration_ms === null ? null : durationBucket(run.duration_ms),
       errorClass: success ? null : errorClassOfRun(run.steps),
+    });
+    await refreshMonitorHour(tx, {
+      organizationId: run.organization_id,
+      monitorId: run.monitor_id,
+      environment: run.environment,
+      minute,
     });
   },
 };

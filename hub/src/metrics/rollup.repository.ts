@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/tables.js';
 import type { DurationBuckets } from './duration-histogram.js';
+import { ALL_ENVIRONMENTS, hourCeilOf, hourOf } from './hour-rollup.repository.js';
 
 type Executor = Db | Transaction<Database>;
 
@@ -53,16 +54,42 @@ export async function addRunToRollup(db: Executor, run: RollupIncrement): Promis
 export interface RollupScope {
   organizationId: string;
   fromMinute: Date;
+  /** The period's start: whole hours are read from the first hour boundary at or after it. */
+  periodStart: Date;
   toMinute: Date;
   monitorId?: string | undefined;
   environment?: string | undefined;
 }
 
-function scopeFilter(scope: RollupScope) {
-  return sql`r.organization_id = ${scope.organizationId} and r.minute >= ${scope.fromMinute}
-    and r.minute <= ${scope.toMinute}
-    ${scope.monitorId === undefined ? sql`` : sql`and r.monitor_id = ${scope.monitorId}`}
-    ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
+/**
+ * The rollup rows a read covers, in one shape: whole hours from the hourly tier, minute rows for the partial
+ * hours at the edges (the hours before the first whole hour after `periodStart`, and the hour containing the
+ * end). A minute row is an instant (`first_at` = `internal_end`, no inner uptime); an hour row carries its own
+ * uptime from its first minute to its end. Without an environment the hourly "every environment" rows are read.
+ */
+export function rollupSource(scope: RollupScope) {
+  const firstHour = hourCeilOf(scope.periodStart);
+  const lastHour = hourOf(scope.toMinute);
+  const wholeHours = firstHour < lastHour;
+  const minuteSelect = (from: Date, to: Date, toInclusive: boolean) => sql`
+    select r.monitor_id, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
+      r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.minute as first_at,
+      r.minute as internal_end, 0::float8 as internal_up, r.last_started_at, r.last_success
+    from run_rollups_minute r where r.organization_id = ${scope.organizationId} and r.minute >= ${from}
+      and ${toInclusive ? sql`r.minute <= ${to}` : sql`r.minute < ${to}`}
+      ${scope.monitorId === undefined ? sql`` : sql`and r.monitor_id = ${scope.monitorId}`}
+      ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
+  if (!wholeHours) return sql`(${minuteSelect(scope.fromMinute, scope.toMinute, true)})`;
+  return sql`(${minuteSelect(scope.fromMinute, firstHour, false)}
+    union all
+    select h.monitor_id, h.run_count, h.success_count, h.failure_count, h.duration_count, h.duration_sum_ms,
+      h.duration_min_ms, h.duration_max_ms, h.histogram, h.error_classes, h.first_minute as first_at,
+      h.hour + interval '1 hour' as internal_end, h.up_seconds as internal_up, h.last_started_at, h.last_success
+    from run_rollups_hour h where h.organization_id = ${scope.organizationId} and h.hour >= ${firstHour}
+      and h.hour < ${lastHour} and h.environment = ${scope.environment ?? ALL_ENVIRONMENTS}
+      ${scope.monitorId === undefined ? sql`` : sql`and h.monitor_id = ${scope.monitorId}`}
+    union all
+    ${minuteSelect(lastHour, scope.toMinute, true)})`;
 }
 
 export interface RollupTotals {
@@ -82,8 +109,8 @@ export interface RollupTotals {
 async function sumCountMaps(db: Executor, scope: RollupScope, column: 'histogram' | 'error_classes') {
   const { rows } = await sql<{ monitorId: string; key: string; count: number }>`
     select r.monitor_id as "monitorId", m.key, sum(m.value::int)::int as count
-    from run_rollups_minute r cross join lateral jsonb_each_text(${sql.ref(`r.${column}`)}) m
-    where ${scopeFilter(scope)} group by r.monitor_id, m.key`.execute(db);
+    from ${rollupSource(scope)} r cross join lateral jsonb_each_text(${sql.ref(`r.${column}`)}) m
+    group by r.monitor_id, m.key`.execute(db);
   const byMonitor = new Map<string, Record<string, number>>();
   for (const row of rows) {
     const counts = byMonitor.get(row.monitorId) ?? {};
@@ -101,7 +128,7 @@ export async function sumRollups(db: Executor, scope: RollupScope): Promise<Map<
         sum(r.success_count)::int as successes, sum(r.failure_count)::int as failures,
         sum(r.duration_count)::int as "durationCount", sum(r.duration_sum_ms)::float8 as "durationSumMs",
         min(r.duration_min_ms) as "durationMinMs", max(r.duration_max_ms) as "durationMaxMs"
-      from run_rollups_minute r where ${scopeFilter(scope)} group by r.monitor_id`.execute(db),
+      from ${rollupSource(scope)} r group by r.monitor_id`.execute(db),
     sumCountMaps(db, scope, 'histogram'),
     sumCountMaps(db, scope, 'error_classes'),
   ]);
@@ -134,17 +161,19 @@ export async function uptimeSpans(
   scope: RollupScope,
   period: { start: Date; end: Date },
 ): Promise<Map<string, UptimeSpans>> {
-  // Rows in (minute, latest start) order: a row holds until the next row's minute, so of several rows in one
-  // minute (several locations) only the one with the latest run holds for the rest of that minute.
+  // Rows in (time, latest start) order: a row's last result holds from its end until the next row's first
+  // change, so of several minute rows in one minute (several locations) only the one with the latest run holds
+  // for the rest of that minute. An hour row adds the seconds it was up from its first minute to its end.
   const { rows } = await sql<{ monitorId: string; firstChangeAt: Date; upSeconds: number }>`
     with spans as (
-      select r.monitor_id, greatest(r.minute, ${period.start}::timestamptz) as since, r.last_success as up,
-        coalesce(lead(r.minute) over (partition by r.monitor_id order by r.minute, r.last_started_at),
+      select r.monitor_id, greatest(r.first_at, ${period.start}::timestamptz) as since, r.last_success as up,
+        r.internal_up, greatest(r.internal_end, ${period.start}::timestamptz) as internal_end,
+        coalesce(lead(r.first_at) over (partition by r.monitor_id order by r.first_at, r.last_started_at),
           ${period.end}::timestamptz) as until
-      from run_rollups_minute r where ${scopeFilter(scope)}
+      from ${rollupSource(scope)} r
     )
-    select monitor_id as "monitorId", min(since) as "firstChangeAt",
-      coalesce(sum(extract(epoch from greatest(until, since) - since)) filter (where up), 0)::float8 as "upSeconds"
+    select monitor_id as "monitorId", min(since) as "firstChangeAt", (sum(internal_up) + coalesce(sum(extract(
+      epoch from greatest(until, internal_end) - internal_end)) filter (where up), 0))::float8 as "upSeconds"
     from spans group by monitor_id`.execute(db);
   return new Map(rows.map((row) => [row.monitorId, row]));
 }

@@ -4,6 +4,7 @@ import * as secretMapRevisions from './0002-secret-map-revisions.js';
 import * as scheduleOutbox from './0003-schedule-outbox.js';
 import * as metricsRollups from './0004-metrics-rollups.js';
 import * as slackEvents from './0005-slack-events.js';
+import * as metricsHourlyRollups from './0006-metrics-hourly-rollups.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003-schedule-outbox': scheduleOutbox,
   '0004-metrics-rollups': metricsRollups,
   '0005-slack-events': slackEvents,
+  '0006-metrics-hourly-rollups': metricsHourlyRollups,
 };
