@@ -9,6 +9,24 @@ export interface FinishedRun {
 
 const finished = ['completed', 'failed'] as const;
 
+/** A monitor's finished runs, the query both lookups narrow. */
+function finishedRunsOf(tx: Transaction<Database>, organizationId: string, monitorId: string) {
+  return tx
+    .selectFrom('runs')
+    .select(['id', 'success', 'duration_ms'])
+    .where('organization_id', '=', organizationId)
+    .where('monitor_id', '=', monitorId)
+    .where('status', 'in', finished);
+}
+
+function toFinishedRun(row: {
+  id: string;
+  success: boolean | null;
+  duration_ms: number | null;
+}): FinishedRun {
+  return { id: row.id, success: row.success === true, durationMs: row.duration_ms };
+}
+
 /** The latest finished runs of a monitor in one location, newest first. */
 export async function latestRunsInLocation(
   tx: Transaction<Database>,
@@ -17,18 +35,13 @@ export async function latestRunsInLocation(
   location: string,
   limit: number,
 ): Promise<FinishedRun[]> {
-  const rows = await tx
-    .selectFrom('runs')
-    .select(['id', 'success', 'duration_ms'])
-    .where('organization_id', '=', organizationId)
-    .where('monitor_id', '=', monitorId)
+  const rows = await finishedRunsOf(tx, organizationId, monitorId)
     .where('location', '=', location)
-    .where('status', 'in', finished)
     .orderBy(sql`completed_at desc nulls last`)
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ id: r.id, success: r.success === true, durationMs: r.duration_ms }));
+  return rows.map(toFinishedRun);
 }
 
 /** The finished runs of a monitor, every location, completed within (since, until]. */
@@ -39,14 +52,9 @@ export async function runsInWindow(
   since: Date,
   until: Date,
 ): Promise<FinishedRun[]> {
-  const rows = await tx
-    .selectFrom('runs')
-    .select(['id', 'success', 'duration_ms'])
-    .where('organization_id', '=', organizationId)
-    .where('monitor_id', '=', monitorId)
-    .where('status', 'in', finished)
+  const rows = await finishedRunsOf(tx, organizationId, monitorId)
     .where('completed_at', '>', since)
     .where('completed_at', '<=', until)
     .execute();
-  return rows.map((r) => ({ id: r.id, success: r.success === true, durationMs: r.duration_ms }));
+  return rows.map(toFinishedRun);
 }
