@@ -74,6 +74,8 @@ export interface TestHubOptions {
   clock?: Clock;
   /** The Slack app settings; the install flow and events webhook answer 503 without them. */
   slack?: SlackSettings;
+  /** METRICS_FLEET_MAX_AGE_PERCENT; the hub's default when absent. */
+  metricsFleetMaxAgePercent?: number;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -112,6 +114,9 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     locations: testLocations,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
+    ...(options.metricsFleetMaxAgePercent === undefined
+      ? {}
+      : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),
   });
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -102,6 +102,7 @@ const settingsSchema = z
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
     HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(99),
+    METRICS_FLEET_MAX_AGE_PERCENT: z.coerce.number().min(0).max(10).default(0.2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PUBLIC_URL: optionalUrl,
     SLACK_CLIENT_ID: optionalString,

@@ -197,6 +197,26 @@ export interface RunRollupHourTable {
   last_success: boolean | null;
 }
 
+/** The same sums per UTC day (`day`); `first_minute` / `up_seconds` / `last_*` summarize the day. */
+export type RunRollupDayTable = Omit<RunRollupHourTable, 'hour'> & { day: Timestamp };
+
+/** Per monitor and environment ('' for every environment): its latest finished, successful and failed run. */
+export interface MonitorLatestRunsTable {
+  organization_id: string;
+  monitor_id: string;
+  environment: string;
+  last_run_id: string;
+  last_run_status: 'completed' | 'failed';
+  last_run_success: boolean | null;
+  last_run_at: Timestamp;
+  last_run_duration_ms: number | null;
+  last_run_created_at: Timestamp;
+  last_success_at: Timestamp | null;
+  last_success_created_at: Timestamp | null;
+  last_failure_at: Timestamp | null;
+  last_failure_created_at: Timestamp | null;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -210,5 +230,7 @@ export interface Database {
   secret_map_revisions: SecretMapRevisionTable;
   run_rollups_minute: RunRollupMinuteTable;
   run_rollups_hour: RunRollupHourTable;
+  run_rollups_day: RunRollupDayTable;
+  monitor_latest_runs: MonitorLatestRunsTable;
   slack_events: SlackEventTable;
 }

@@ -56,6 +56,8 @@ export interface AppDeps {
   version?: string;
   /** Below this success rate (percent) a monitor whose latest run passed is degraded; default 99. */
   healthSuccessThresholdPercent?: number;
+  /** How old the fleet metrics may be, in percent of their period (METRICS_FLEET_MAX_AGE_PERCENT). */
+  metricsFleetMaxAgePercent?: number;
   /** Runs first on every request: the Prometheus HTTP request timer of the process. */
   requestObserver?: RequestHandler;
   /** The Slack app (install flow and events webhook); those endpoints answer 503 without it. */
@@ -112,11 +114,15 @@ export function createApp(deps: AppDeps): Express {
     apiUrl: 'https://slack.com/api',
     authorizeUrl: 'https://slack.com/oauth/v2/authorize',
   };
-  // The App Home shows the same health figures as GET /metrics/summary.
+  // One service, so the App Home and GET /metrics/summary share the same fleet snapshots.
   const metrics = createMetricsService({
     db: deps.db,
     clock,
     successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
+    ...(deps.metricsFleetMaxAgePercent === undefined
+      ? {}
+      : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),
+    log: deps.log,
   });
   // Before the JSON parser and authentication: Slack signs the raw bytes and sends no bearer token.
   app.use(
@@ -176,16 +182,7 @@ export function createApp(deps: AppDeps): Express {
       createRunService({ db: deps.db, queue: deps.runQueue, clock, hooks: deps.runFinishedHooks ?? [] }),
     ),
   );
-  app.use(
-    '/metrics',
-    metricsRoutes(
-      createMetricsService({
-        db: deps.db,
-        clock,
-        successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
-      }),
-    ),
-  );
+  app.use('/metrics', metricsRoutes(metrics));
 
   app.use(notFoundHandler);
   app.use(errorMiddleware());

@@ -4,7 +4,7 @@ import type { HealthStatus, Period } from './metrics.schema.js';
 
 /** Pure figures from rollup totals; the definitions are in docs/metrics.md. */
 
-const periodMs: Record<Period, number> = {
+export const periodMs: Record<Period, number> = {
   '1h': 3_600_000,
   '6h': 6 * 3_600_000,
   '24h': 24 * 3_600_000,
@@ -70,7 +70,7 @@ export function mergedLatencyOf(all: readonly RollupTotals[]) {
  * threshold, or there was no run in the period; healthy otherwise.
  */
 export function healthStatus(
-  totals: RollupTotals,
+  totals: Pick<RollupTotals, 'runs' | 'successes'>,
   latestInPeriodSucceeded: boolean | undefined,
   successThresholdPercent: number,
 ): HealthStatus {

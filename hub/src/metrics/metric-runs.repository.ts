@@ -23,43 +23,8 @@ export async function listMonitorsOf(
   return query.orderBy('name').orderBy('id').execute();
 }
 
-export interface LatestRuns {
-  monitorId: string;
-  lastRunId: string | null;
-  lastRunStatus: 'completed' | 'failed' | null;
-  lastRunSuccess: boolean | null;
-  lastRunAt: Date | null;
-  lastRunDurationMs: number | null;
-  lastSuccessAt: Date | null;
-  lastFailureAt: Date | null;
-}
-
 // A run's time is when it started; one the reaper failed before it started is placed at its creation.
 const runTime = sql<Date>`coalesce(r.started_at, r.created_at)`;
-
-/** Per monitor: its latest finished run, latest success and latest failure (any time, not only the period). */
-export async function latestRuns(
-  db: Db,
-  organizationId: string,
-  monitorIds: readonly string[],
-  environment: string | undefined,
-): Promise<Map<string, LatestRuns>> {
-  if (monitorIds.length === 0) return new Map();
-  const environmentFilter = environment === undefined ? sql`` : sql`and r.environment = ${environment}`;
-  const latest = (condition: ReturnType<typeof sql>) => sql`
-    select r.id, r.status, r.success, ${runTime} as at, r.duration_ms from runs r
-    where r.organization_id = ${organizationId} and r.monitor_id = m.id and ${condition} ${environmentFilter}
-    order by r.created_at desc limit 1`;
-  const { rows } = await sql<LatestRuns>`
-    select m.id as "monitorId", last.id as "lastRunId", last.status as "lastRunStatus",
-      last.success as "lastRunSuccess", last.at as "lastRunAt", last.duration_ms as "lastRunDurationMs",
-      ok.at as "lastSuccessAt", ko.at as "lastFailureAt"
-    from unnest(${[...monitorIds]}::text[]) as m(id)
-    left join lateral (${latest(sql`r.status in ('completed', 'failed')`)}) as last on true
-    left join lateral (${latest(sql`r.status = 'completed'`)}) as ok on true
-    left join lateral (${latest(sql`r.status = 'failed'`)}) as ko on true`.execute(db);
-  return new Map(rows.map((row) => [row.monitorId, row]));
-}
 
 /** Per monitor: failed runs since its latest success (all its failures when it never succeeded). */
 export async function consecutiveFailures(

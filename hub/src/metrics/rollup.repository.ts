@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/tables.js';
 import type { DurationBuckets } from './duration-histogram.js';
+import { dayCeilOf, dayOf } from './day-rollup.repository.js';
 import { ALL_ENVIRONMENTS, hourCeilOf, hourOf } from './hour-rollup.repository.js';
 
 type Executor = Db | Transaction<Database>;
@@ -61,35 +62,70 @@ export interface RollupScope {
   environment?: string | undefined;
 }
 
+/** A stretch of a read served by one tier: rows at or after `from` and before `to` (minutes: up to `to`). */
+export interface RollupSegment {
+  tier: 'minute' | 'hour' | 'day';
+  from: Date;
+  to: Date;
+}
+
 /**
- * The rollup rows a read covers, in one shape: whole hours from the hourly tier, minute rows for the partial
- * hours at the edges (the hours before the first whole hour after `periodStart`, and the hour containing the
- * end). A minute row is an instant (`first_at` = `internal_end`, no inner uptime); an hour row carries its own
- * uptime from its first minute to its end. Without an environment the hourly "every environment" rows are read.
+ * Splits a read into the coarsest rows that fit: minute rows for the partial hours at the edges (the minutes
+ * before the first whole hour after `periodStart`, and the hour containing the end, up to `toMinute`), hour
+ * rows for the partial days next to them and for the current day, day rows for the whole days between.
  */
-export function rollupSource(scope: RollupScope) {
+export function planSegments(scope: Pick<RollupScope, 'fromMinute' | 'periodStart' | 'toMinute'>) {
   const firstHour = hourCeilOf(scope.periodStart);
   const lastHour = hourOf(scope.toMinute);
-  const wholeHours = firstHour < lastHour;
-  const minuteSelect = (from: Date, to: Date, toInclusive: boolean) => sql`
-    select r.monitor_id, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
-      r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.minute as first_at,
-      r.minute as internal_end, 0::float8 as internal_up, r.last_started_at, r.last_success
-    from run_rollups_minute r where r.organization_id = ${scope.organizationId} and r.minute >= ${from}
-      and ${toInclusive ? sql`r.minute <= ${to}` : sql`r.minute < ${to}`}
-      ${scope.monitorId === undefined ? sql`` : sql`and r.monitor_id = ${scope.monitorId}`}
-      ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
-  if (!wholeHours) return sql`(${minuteSelect(scope.fromMinute, scope.toMinute, true)})`;
-  return sql`(${minuteSelect(scope.fromMinute, firstHour, false)}
-    union all
-    select h.monitor_id, h.run_count, h.success_count, h.failure_count, h.duration_count, h.duration_sum_ms,
-      h.duration_min_ms, h.duration_max_ms, h.histogram, h.error_classes, h.first_minute as first_at,
-      h.hour + interval '1 hour' as internal_end, h.up_seconds as internal_up, h.last_started_at, h.last_success
-    from run_rollups_hour h where h.organization_id = ${scope.organizationId} and h.hour >= ${firstHour}
-      and h.hour < ${lastHour} and h.environment = ${scope.environment ?? ALL_ENVIRONMENTS}
-      ${scope.monitorId === undefined ? sql`` : sql`and h.monitor_id = ${scope.monitorId}`}
-    union all
-    ${minuteSelect(lastHour, scope.toMinute, true)})`;
+  if (firstHour >= lastHour)
+    return [{ tier: 'minute', from: scope.fromMinute, to: scope.toMinute }] satisfies RollupSegment[];
+  const firstDay = dayCeilOf(firstHour);
+  const lastDay = dayOf(lastHour);
+  const segments: RollupSegment[] = [{ tier: 'minute', from: scope.fromMinute, to: firstHour }];
+  if (firstDay < lastDay)
+    segments.push(
+      { tier: 'hour', from: firstHour, to: firstDay },
+      { tier: 'day', from: firstDay, to: lastDay },
+      { tier: 'hour', from: lastDay, to: lastHour },
+    );
+  else segments.push({ tier: 'hour', from: firstHour, to: lastHour });
+  segments.push({ tier: 'minute', from: lastHour, to: scope.toMinute });
+  return segments.filter((s) => s.from < s.to || s === segments.at(-1));
+}
+
+/**
+ * The rollup rows a read covers, in one shape, from the segments of `planSegments`. A minute row is an instant
+ * (`first_at` = `internal_end`, no inner uptime); an hour or day row carries its own uptime from its first
+ * minute to its end. Without an environment the hour and day "every environment" rows are read.
+ */
+export function rollupSource(scope: RollupScope) {
+  const monitorFilter = (alias: string) =>
+    scope.monitorId === undefined ? sql`` : sql`and ${sql.ref(`${alias}.monitor_id`)} = ${scope.monitorId}`;
+  const select = (segment: RollupSegment, last: boolean) => {
+    if (segment.tier === 'minute')
+      return sql`
+        select r.monitor_id, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
+          r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.minute as first_at,
+          r.minute as internal_end, 0::float8 as internal_up, r.last_started_at, r.last_success
+        from run_rollups_minute r where r.organization_id = ${scope.organizationId} and r.minute >= ${segment.from}
+          and ${last ? sql`r.minute <= ${segment.to}` : sql`r.minute < ${segment.to}`} ${monitorFilter('r')}
+          ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
+    const table = segment.tier === 'hour' ? sql`run_rollups_hour` : sql`run_rollups_day`;
+    const column = sql.ref(`t.${segment.tier}`);
+    const width = segment.tier === 'hour' ? sql`interval '1 hour'` : sql`interval '1 day'`;
+    return sql`
+      select t.monitor_id, t.run_count, t.success_count, t.failure_count, t.duration_count, t.duration_sum_ms,
+        t.duration_min_ms, t.duration_max_ms, t.histogram, t.error_classes, t.first_minute as first_at,
+        ${column} + ${width} as internal_end, t.up_seconds as internal_up, t.last_started_at, t.last_success
+      from ${table} t where t.organization_id = ${scope.organizationId} and ${column} >= ${segment.from}
+        and ${column} < ${segment.to} and t.environment = ${scope.environment ?? ALL_ENVIRONMENTS}
+        ${monitorFilter('t')}`;
+  };
+  const segments = planSegments(scope);
+  return sql`(${sql.join(
+    segments.map((segment, index) => select(segment, index === segments.length - 1)),
+    sql` union all `,
+  )})`;
 }
 
 export interface RollupTotals {

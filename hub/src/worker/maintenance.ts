@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
+import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import { deleteRunsBefore, findStuckRuns, type RunRow } from '../runs/run.repository.js';
 import type { Clock } from '../system/clock.js';
 
@@ -61,7 +62,10 @@ export async function deleteExpiredRuns(
   for (;;) {
     const deleted = await deleteRunsBefore(options.db, before, RETENTION_BATCH);
     total += deleted;
-    if (deleted < RETENTION_BATCH) return total;
+    if (deleted < RETENTION_BATCH) {
+      await forgetLatestRunsBefore(options.db, before);
+      return total;
+    }
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

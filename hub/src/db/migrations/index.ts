@@ -5,6 +5,8 @@ import * as scheduleOutbox from './0003-schedule-outbox.js';
 import * as metricsRollups from './0004-metrics-rollups.js';
 import * as slackEvents from './0005-slack-events.js';
 import * as metricsHourlyRollups from './0006-metrics-hourly-rollups.js';
+import * as metricsDailyRollups from './0007-metrics-daily-rollups.js';
+import * as monitorLatestRuns from './0008-monitor-latest-runs.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -17,4 +19,6 @@ export const migrations: Record<string, Migration> = {
   '0004-metrics-rollups': metricsRollups,
   '0005-slack-events': slackEvents,
   '0006-metrics-hourly-rollups': metricsHourlyRollups,
+  '0007-metrics-daily-rollups': metricsDailyRollups,
+  '0008-monitor-latest-runs': monitorLatestRuns,
 };

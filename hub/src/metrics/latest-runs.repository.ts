@@ -1,0 +1,94 @@
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/tables.js';
+import type { RunRow } from '../runs/run.repository.js';
+import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
+
+type Executor = Db | Transaction<Database>;
+
+export interface LatestRuns {
+  monitorId: string;
+  lastRunId: string | null;
+  lastRunStatus: 'completed' | 'failed' | null;
+  lastRunSuccess: boolean | null;
+  lastRunAt: Date | null;
+  lastRunDurationMs: number | null;
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+}
+
+/**
+ * Makes a finished run its monitor's latest (in its environment and in every environment) when it was created
+ * after the one recorded, and likewise its latest success or failure: "latest" is by creation, as reading the
+ * runs newest first would give, whatever order results land in. Runs in the result transaction.
+ */
+export async function recordLatestRun(db: Executor, run: RunRow): Promise<void> {
+  if (run.status !== 'completed' && run.status !== 'failed') return;
+  const at = run.started_at ?? run.created_at;
+  const ok = run.status === 'completed';
+  const row = (environment: string) => sql`(${run.organization_id}, ${run.monitor_id}, ${environment},
+    ${run.id}, ${run.status}, ${run.success}, ${at}, ${run.duration_ms}, ${run.created_at},
+    ${ok ? at : null}::timestamptz, ${ok ? run.created_at : null}::timestamptz,
+    ${ok ? null : at}::timestamptz, ${ok ? null : run.created_at}::timestamptz)`;
+  const newer = sql`excluded.last_run_created_at >= s.last_run_created_at`;
+  const latest = (column: string) =>
+    sql`${sql.ref(column)} = case when ${newer} then ${sql.ref(`excluded.${column}`)} else ${sql.ref(`s.${column}`)} end`;
+  const latestOf = (kind: 'success' | 'failure') => {
+    const at = `last_${kind}_at`;
+    const created = `last_${kind}_created_at`;
+    const newerOfKind = sql`${sql.ref(`excluded.${created}`)} >= coalesce(${sql.ref(`s.${created}`)}, '-infinity')`;
+    return sql`${sql.ref(at)} = case when ${newerOfKind} then ${sql.ref(`excluded.${at}`)} else ${sql.ref(`s.${at}`)} end,
+      ${sql.ref(created)} = case when ${newerOfKind} then ${sql.ref(`excluded.${created}`)} else ${sql.ref(`s.${created}`)} end`;
+  };
+  // The '' row first, as the rollup tiers lock theirs, so writers of one monitor queue in the same order.
+  await sql`
+    insert into monitor_latest_runs as s (organization_id, monitor_id, environment, last_run_id, last_run_status,
+      last_run_success, last_run_at, last_run_duration_ms, last_run_created_at, last_success_at,
+      last_success_created_at, last_failure_at, last_failure_created_at)
+    values ${row(ALL_ENVIRONMENTS)}, ${row(run.environment)}
+    on conflict (organization_id, monitor_id, environment) do update set
+      ${latest('last_run_id')}, ${latest('last_run_status')}, ${latest('last_run_success')},
+      ${latest('last_run_at')}, ${latest('last_run_duration_ms')}, ${latestOf('success')}, ${latestOf('failure')},
+      last_run_created_at = greatest(s.last_run_created_at, excluded.last_run_created_at)`.execute(db);
+}
+
+/** Per monitor: its latest finished run, latest success and latest failure (any time, not only the period). */
+export async function latestRuns(
+  db: Executor,
+  organizationId: string,
+  monitorIds: readonly string[],
+  environment: string | undefined,
+): Promise<Map<string, LatestRuns>> {
+  if (monitorIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('monitor_latest_runs')
+    .select([
+      'monitor_id as monitorId',
+      'last_run_id as lastRunId',
+      'last_run_status as lastRunStatus',
+      'last_run_success as lastRunSuccess',
+      'last_run_at as lastRunAt',
+      'last_run_duration_ms as lastRunDurationMs',
+      'last_success_at as lastSuccessAt',
+      'last_failure_at as lastFailureAt',
+    ])
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment ?? ALL_ENVIRONMENTS)
+    .where('monitor_id', 'in', monitorIds)
+    .execute();
+  return new Map(rows.map((row) => [row.monitorId, row]));
+}
+
+/**
+ * Forgets latest runs created before `before`, once retention has deleted (or is deleting) those runs, so the
+ * figures never name a run that is gone: as reading the remaining runs would give.
+ */
+export async function forgetLatestRunsBefore(db: Executor, before: Date): Promise<void> {
+  await db.deleteFrom('monitor_latest_runs').where('last_run_created_at', '<', before).execute();
+  for (const kind of ['success', 'failure'] as const)
+    await db
+      .updateTable('monitor_latest_runs')
+      .set({ [`last_${kind}_at`]: null, [`last_${kind}_created_at`]: null })
+      .where(`last_${kind}_created_at`, '<', before)
+      .execute();
+}
