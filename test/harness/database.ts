@@ -63,3 +63,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export function testRedisUrl(): string {
   return inject('redisUrl');
 }
+
+/**
+ * The same Redis server, on a numbered database of the caller's own: for tests whose processes use the default
+ * queue names (`runs:default`, `notifications`), which other test files' workers consume on database 0.
+ */
+export function testRedisUrlOnDatabase(database: number): string {
+  const url = new URL(testRedisUrl());
+  url.pathname = `/${database}`;
+  return url.toString();
+}

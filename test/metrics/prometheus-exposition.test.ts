@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startMeerkat, type Started } from '../harness/processes.js';
 import { eventually } from '../runs/run-fixtures.js';
-import { monitorBody } from './metrics-fixtures.js';
+import { apiCaller, produceActivity, startReceiver, type Receiver } from './live-activity.js';
+import { samplesOf } from './prometheus-samples.js';
 
 const promtoolFound = spawnSync('promtool', ['--version']).status === 0;
 
@@ -20,16 +21,20 @@ function exportedNames(scrape: string): Set<string> {
   return names;
 }
 
+// One dev process (hub, scheduler and worker in one) with the real activity of live-activity.ts.
 describe('Prometheus exposition of a running meerkat dev', () => {
   let dataDir: string;
+  let receiver: Receiver;
   let dev: Started;
   let api: string;
   let scrapeUrl: string;
   let key: string;
+  let organization: string;
   const scrape = async () => (await fetch(scrapeUrl)).text();
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'meerkat-metrics-'));
+    receiver = await startReceiver();
     const [port, metricsPort] = [await freePort(), await freePort()];
     dev = await startMeerkat(
       ['dev'],
@@ -37,42 +42,48 @@ describe('Prometheus exposition of a running meerkat dev', () => {
       /Try: curl .*\n/,
     );
     key = /Bearer (mk_\S+)"/.exec(dev.output())?.[1] ?? '';
+    organization = /organization "([^"]+)"/.exec(dev.output())?.[1] ?? '';
     api = `http://127.0.0.1:${port}`;
     scrapeUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(api + path, {
-        method,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    // Port 9 refuses connections: the run fails with a `connection` error class.
-    expect((await call('PUT', '/monitor/refused', monitorBody('refused'))).status).toBe(201);
-    expect((await call('POST', '/runs/trigger/refused', { environment: 'production' })).status).toBe(201);
+    const call = apiCaller(api, key);
+    await produceActivity(call, receiver);
     expect((await call('GET', '/monitor/no-such-monitor')).status).toBe(404);
-    await eventually(async () => ((await scrape()).includes('meerkat_runs_total{') ? true : undefined));
+    // The delivery is counted right after its outcome is recorded, which the receiver may see first.
+    await eventually(async () =>
+      samplesOf(await scrape(), 'meerkat_notification_deliveries_total').some(
+        (s) => s.labels.result === 'success' && s.value === 1,
+      )
+        ? true
+        : undefined,
+    );
   }, 90_000);
   afterAll(async () => {
     await dev.stop();
+    await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('counts the run outcome, its duration and error class with bounded labels', async () => {
     const text = await scrape();
-    const runs = /^meerkat_runs_total\{(.*)\} (\d+)$/m.exec(text);
-    expect(runs?.[2]).toBe('1');
-    expect(runs?.[1]?.split(',').sort()).toEqual([
-      'environment="production"',
-      'location="default"',
-      'monitor="refused"',
-      'outcome="failure"',
-      'process="dev"',
+    const runs = samplesOf(text, 'meerkat_runs_total').filter((s) => s.labels.monitor === 'refused');
+    expect(runs).toEqual([
+      {
+        labels: {
+          environment: 'production',
+          location: 'default',
+          monitor: 'refused',
+          outcome: 'failure',
+          process: 'dev',
+        },
+        value: 1,
+      },
     ]);
     expect(text).toMatch(/meerkat_run_failures_total\{[^}]*error_class="connection"[^}]*\} 1/);
     expect(text).toMatch(/meerkat_run_duration_seconds_count\{[^}]*monitor="refused"[^}]*\} 1/);
     const runLabels = new Set(
-      [...text.matchAll(/^meerkat_run\w*\{([^}]*)\}/gm)].flatMap(([, labels]) =>
-        labels!.split(',').map((pair) => pair.split('=')[0]),
-      ),
+      [
+        ...text.matchAll(/^meerkat_run(?:s_total|_failures_total|_duration_seconds_\w+)\{([^}]*)\}/gm),
+      ].flatMap(([, labels]) => labels!.split(',').map((pair) => pair.split('=')[0])),
     );
     expect([...runLabels].sort()).toEqual([
       'environment',
@@ -94,9 +105,60 @@ describe('Prometheus exposition of a running meerkat dev', () => {
     expect(text).not.toContain('no-such-monitor');
   });
 
-  it('exports queue depth and process metrics under the meerkat_ prefix', async () => {
+  it('reports each monitor’s health from the database: 1 for its current status, 0 for the others', async () => {
+    const health = samplesOf(await scrape(), 'meerkat_monitor_health');
+    const current = health.filter((s) => s.value === 1).map((s) => s.labels);
+    expect(current).toEqual(
+      expect.arrayContaining([
+        { organization, monitor: 'refused', environment: 'production', status: 'failing', process: 'dev' },
+        { organization, monitor: 'ticking', environment: 'production', status: 'healthy', process: 'dev' },
+      ]),
+    );
+    expect(health).toHaveLength(2 * 3);
+    expect(current).toHaveLength(2);
+    const ratios = samplesOf(await scrape(), 'meerkat_monitor_success_ratio');
+    expect(Object.fromEntries(ratios.map((s) => [s.labels.monitor, s.value]))).toEqual({
+      refused: 0,
+      ticking: 1,
+    });
+  });
+
+  it('counts the webhook delivery by channel and result, and times its send', async () => {
+    const text = await scrape();
+    const deliveries = samplesOf(text, 'meerkat_notification_deliveries_total').filter((s) => s.value > 0);
+    expect(deliveries).toEqual([
+      { labels: { channel: 'webhook', result: 'success', process: 'dev' }, value: 1 },
+    ]);
+    expect(samplesOf(text, 'meerkat_notification_delivery_duration_seconds_count')).toEqual([
+      { labels: { channel: 'webhook', process: 'dev' }, value: 1 },
+    ]);
+    expect(text).not.toContain(receiver.url);
+  });
+
+  it('measures how late each scheduled run started, by location', async () => {
+    const text = await scrape();
+    const delays = samplesOf(text, 'meerkat_run_schedule_delay_seconds_count');
+    expect(delays.map((s) => s.labels)).toEqual([{ location: 'default', process: 'dev' }]);
+    expect(delays[0]!.value).toBeGreaterThanOrEqual(1);
+    const [sum] = samplesOf(text, 'meerkat_run_schedule_delay_seconds_sum');
+    expect(sum!.value).toBeGreaterThanOrEqual(0);
+  });
+
+  it('exports every metric family under the meerkat_ prefix', async () => {
     const names = exportedNames(await scrape());
-    expect(names).toContain('meerkat_runs_queued');
+    for (const family of [
+      'meerkat_runs_total',
+      'meerkat_run_failures_total',
+      'meerkat_run_duration_seconds',
+      'meerkat_run_schedule_delay_seconds',
+      'meerkat_runs_queued',
+      'meerkat_monitor_health',
+      'meerkat_monitor_success_ratio',
+      'meerkat_notification_deliveries_total',
+      'meerkat_notification_delivery_duration_seconds',
+      'meerkat_http_request_duration_seconds',
+    ])
+      expect(names).toContain(family);
     expect(names).toContain('meerkat_process_cpu_seconds_total');
     expect([...names].every((name) => name.startsWith('meerkat_'))).toBe(true);
   });
@@ -130,7 +192,7 @@ describe('Prometheus exposition of a running meerkat dev', () => {
     expect(missing).toEqual([]);
   });
 
-  it('promtool accepts the live scrape and the rules', async () => {
+  it('promtool accepts the live scrape and the rules, and the alerts fire on the series they are meant for', async () => {
     // No silent skip: CI installs promtool (.ci/run); elsewhere this says what to install.
     expect(
       promtoolFound,
@@ -144,5 +206,8 @@ describe('Prometheus exposition of a running meerkat dev', () => {
     expect(execFileSync('promtool', ['check', 'rules', 'config/prometheus/rules.yaml']).toString()).toMatch(
       /SUCCESS/,
     );
+    const alerts = spawnSync('promtool', ['test', 'rules', 'test/metrics/prometheus-rules.test.yaml']);
+    expect(alerts.stdout.toString() + alerts.stderr.toString()).toMatch(/SUCCESS/);
+    expect(alerts.status).toBe(0);
   });
 });

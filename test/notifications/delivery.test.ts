@@ -4,10 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-registry.js';
+import { createNotificationDeliveryMetrics } from '../../hub/src/metrics/prometheus/notification-delivery-metrics.js';
 import { createBullmqDeliveryQueue } from '../../hub/src/notifications/bullmq-delivery-queue.js';
 import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
 import { testRedisUrl } from '../harness/database.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { samplesOf } from '../metrics/prometheus-samples.js';
 import { eventually, silentLog } from '../runs/run-fixtures.js';
 import {
   createWebhookIntegration,
@@ -95,6 +98,29 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let notifier: ReturnType<typeof startNotifier>;
+  const registry = createMetricsRegistry('worker');
+  /** Non-zero values of a series by `channel result` (or `channel` alone), as a scrape of the worker shows them. */
+  const scraped = async (name: string): Promise<Record<string, number>> =>
+    Object.fromEntries(
+      samplesOf(await registry.metrics(), name)
+        .filter((s) => s.value !== 0)
+        .map((s) => [[s.labels.channel, s.labels.result].filter(Boolean).join(' '), s.value]),
+    );
+  /** Delivery attempts counted and channel sends timed so far. */
+  const counts = async () => ({
+    attempts: await scraped('meerkat_notification_deliveries_total'),
+    sends: await scraped('meerkat_notification_delivery_duration_seconds_count'),
+  });
+  const gained = (now: Record<string, number>, then: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(now)
+        .map(([key, value]) => [key, value - (then[key] ?? 0)] as const)
+        .filter(([, delta]) => delta !== 0),
+    );
+  const countedSince = async (before: Awaited<ReturnType<typeof counts>>) => {
+    const now = await counts();
+    return { attempts: gained(now.attempts, before.attempts), sends: gained(now.sends, before.sends) };
+  };
   const statusOf = async (ruleId: string, key: string, index = 0) =>
     (await eventsOf(hub, ruleId))[index]?.deliveryStatus[key];
   const settled = (ruleId: string, key: string, index = 0) =>
@@ -120,6 +146,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
         prefix: `test-${randomBytes(6).toString('hex')}`,
         backoffMs: 20,
       }),
+      onDeliveryAttempt: createNotificationDeliveryMetrics(registry),
     });
   });
   afterAll(async () => {
@@ -127,12 +154,13 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
     await Promise.all([receiver.close(), smtp.close(), hub.close()]);
   });
 
-  it('a webhook receiver verifies the Standard Webhooks signature of the versioned payload', async () => {
+  it('a webhook receiver verifies the Standard Webhooks signature of the versioned payload; one success is counted', async () => {
     await createWebhookIntegration(hub, 'receiver', `${receiver.url}/hook`);
     await putMonitor(hub, 'hooked', [
       { trigger: { type: 'run_failed' }, routing: { channelType: 'webhook' }, integration: 'receiver' },
     ]);
     const ruleId = (await rulesOf(hub, 'hooked'))[0]?.id as string;
+    const before = await counts();
     const runId = await finishRun(hub.db, [notifier.hook], {
       monitorId: 'hooked',
       success: false,
@@ -152,9 +180,12 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
       location: 'eu-west',
       run: { id: runId, success: false },
     });
+    await expect
+      .poll(() => countedSince(before))
+      .toEqual({ attempts: { 'webhook success': 1 }, sends: { webhook: 1 } });
   });
 
-  it('an email lands in the SMTP server with the sender, reply-to and both parts', async () => {
+  it('an email lands in the SMTP server with the sender, reply-to and both parts; one success is counted', async () => {
     const connection = await hub.request('POST', '/connections', {
       body: {
         provider: 'cloud',
@@ -184,6 +215,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
       },
     ]);
     const ruleId = (await rulesOf(hub, 'mailed'))[0]?.id as string;
+    const before = await counts();
     await finishRun(hub.db, [notifier.hook], { monitorId: 'mailed', success: false, at: later() });
     expect(await settled(ruleId, 'email')).toMatchObject({ status: 'delivered' });
     const { envelope, raw } = smtp.mails[0] as (typeof smtp.mails)[number];
@@ -197,9 +229,12 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
     expect(raw).toMatch(/^Content-Type: text\/html; charset=utf-8\r?$/m);
     expect(raw).toContain('Error: assertion failed: status expected 200, actual 503');
     expect(raw).toContain('<h2>Alert: mailed (eu-west)</h2>');
+    await expect
+      .poll(() => countedSince(before))
+      .toEqual({ attempts: { 'email success': 1 }, sends: { email: 1 } });
   });
 
-  it('chat retries a Slack 5xx, keeps thread_ts, and posts the recovery in the failure’s thread', async () => {
+  it('chat retries a Slack 5xx, keeps thread_ts, and posts the recovery in the failure’s thread; a retry and two successes are counted', async () => {
     const now = new Date();
     await hub.db
       .insertInto('integrations')
@@ -229,6 +264,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
     const rules = await rulesOf(hub, 'chatty');
     const failedRule = rules.find((r) => r.trigger.type === 'run_failed')?.id as string;
     const recoveredRule = rules.find((r) => r.trigger.type === 'run_recovered')?.id as string;
+    const before = await counts();
     receiver.failNext(1);
     await finishRun(hub.db, [notifier.hook], { monitorId: 'chatty', success: false, at: later() });
     expect(await settled(failedRule, 'chat:C0123')).toMatchObject({ status: 'delivered', attempt: 2 });
@@ -247,14 +283,18 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
     expect(
       (JSON.parse(recovery.get('blocks') ?? '[]') as Array<{ text: { text: string } }>)[0]?.text.text,
     ).toBe('Recovered: chatty (eu-west)');
+    await expect
+      .poll(() => countedSince(before))
+      .toEqual({ attempts: { 'chat retry': 1, 'chat success': 2 }, sends: { chat: 3 } });
   });
 
-  it('after five failed attempts the delivery is failed with the last error', async () => {
+  it('after five failed attempts the delivery is failed with the last error; four retries and a failure are counted', async () => {
     await createWebhookIntegration(hub, 'down', `${receiver.url}/down`);
     await putMonitor(hub, 'unlucky', [
       { trigger: { type: 'run_failed' }, routing: { channelType: 'webhook' }, integration: 'down' },
     ]);
     const ruleId = (await rulesOf(hub, 'unlucky'))[0]?.id as string;
+    const before = await counts();
     receiver.failNext(5);
     await finishRun(hub.db, [notifier.hook], { monitorId: 'unlucky', success: false, at: later() });
     expect(await settled(ruleId, 'webhook')).toMatchObject({
@@ -263,9 +303,12 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
       responseCode: 503,
       error: 'webhook answered HTTP 503',
     });
+    await expect
+      .poll(() => countedSince(before))
+      .toEqual({ attempts: { 'webhook retry': 4, 'webhook failure': 1 }, sends: { webhook: 5 } });
   });
 
-  it('a disabled integration gets no delivery: the status is skipped', async () => {
+  it('a disabled integration gets no delivery: the status is skipped, and counted so', async () => {
     const id = await createWebhookIntegration(hub, 'muted', `${receiver.url}/muted`);
     await putMonitor(hub, 'muted-monitor', [
       { trigger: { type: 'run_failed' }, routing: { channelType: 'webhook' }, integration: 'muted' },
@@ -274,11 +317,13 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
       200,
     );
     const ruleId = (await rulesOf(hub, 'muted-monitor'))[0]?.id as string;
+    const before = await counts();
     await finishRun(hub.db, [notifier.hook], { monitorId: 'muted-monitor', success: false, at: later() });
     expect(await settled(ruleId, 'webhook')).toMatchObject({
       status: 'skipped',
       error: 'the integration is disabled',
     });
     expect(receiver.received.some((r) => r.path === '/muted')).toBe(false);
+    await expect.poll(() => countedSince(before)).toEqual({ attempts: { 'webhook skipped': 1 }, sends: {} });
   });
 });

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { rollupHook } from '../metrics/rollup-hook.js';
+import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
 import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
+import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
 import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
 import { startJobLocations } from '../jobs/start-job-locations.js';
@@ -28,19 +30,28 @@ export function registerDevCommand(program: Command): void {
         secretsKey: settings.SECRETS_KEY ?? dev.secretsKey,
       });
       const metrics = await startProcessMetrics('dev', settings, log);
+      const notifier = startNotifier({
+        settings,
+        log,
+        components,
+        onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
+      });
+      // One list for every way a result lands here: the worker, runner Job reports, the Job watcher.
+      const runFinishedHooks = [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)];
       const running = await serveApi({
         settings,
         log,
         components,
         metricsRegistry: metrics.registry,
         extraApiKeys: useDevKey ? [dev.entry] : [],
+        runFinishedHooks,
       });
       const scheduler = await startScheduler({ settings, log, components });
-      const jobs = startJobLocations({ settings, log, components });
+      const jobs = startJobLocations({ settings, log, components, hooks: runFinishedHooks });
       const workerLocations = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
-      const notifier = startNotifier({ settings, log, components });
       const worker = startWorker({
-        hooks: [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)],
+        hooks: runFinishedHooks,
+        onScheduledStart: createScheduleDelayMetrics(metrics.registry),
         settings,
         log,
         components,

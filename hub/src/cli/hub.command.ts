@@ -3,6 +3,9 @@ import { loadSettings } from '../config/settings.js';
 import { startJobLocations } from '../jobs/start-job-locations.js';
 import { createLogger } from '../log/logger.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
+import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
+import { rollupHook } from '../metrics/rollup-hook.js';
+import { startRuleEvaluation } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
 
@@ -18,13 +21,24 @@ export function registerHubCommand(program: Command): void {
         secretsKey: settings.SECRETS_KEY ?? '',
       });
       const metrics = await startProcessMetrics('hub', settings, log);
-      const api = await serveApi({ settings, log, components, metricsRegistry: metrics.registry });
-      const jobs = startJobLocations({ settings, log, components });
+      // The hub records the results of runner Jobs (their reports, and the failures its Job watcher sees):
+      // they get the same rollups, rule evaluation and counters as results recorded by workers.
+      const rules = startRuleEvaluation(settings);
+      const runFinishedHooks = [rollupHook, rules.hook, createRunOutcomeMetrics(metrics.registry)];
+      const api = await serveApi({
+        settings,
+        log,
+        components,
+        metricsRegistry: metrics.registry,
+        runFinishedHooks,
+      });
+      const jobs = startJobLocations({ settings, log, components, hooks: runFinishedHooks });
       closeOnSignals(
         {
           close: async () => {
             await api.close();
             await jobs.close();
+            await rules.close();
             await metrics.close();
             await components.close();
           },

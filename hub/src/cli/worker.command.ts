@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { rollupHook } from '../metrics/rollup-hook.js';
+import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
 import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
+import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals } from '../server/serve-api.js';
@@ -38,8 +40,13 @@ export function registerWorkerCommand(program: Command): void {
         migrate: false,
         secretsKey: settings.SECRETS_KEY ?? '',
       });
-      const notifier = startNotifier({ settings, log, components });
       const metrics = await startProcessMetrics('worker', settings, log);
+      const notifier = startNotifier({
+        settings,
+        log,
+        components,
+        onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
+      });
       const worker = startWorker({
         settings,
         log,
@@ -47,6 +54,7 @@ export function registerWorkerCommand(program: Command): void {
         locations,
         concurrency,
         hooks: [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)],
+        onScheduledStart: createScheduleDelayMetrics(metrics.registry),
       });
       closeOnSignals(
         {

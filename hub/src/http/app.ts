@@ -12,7 +12,7 @@ import { notificationRoutes } from '../notifications/notification.routes.js';
 import { createNotificationService } from '../notifications/notification.service.js';
 import type { MonitorDependant } from '../monitors/monitor-dependants.js';
 import { metricsRoutes } from '../metrics/metrics.routes.js';
-import { createMetricsService } from '../metrics/metrics.service.js';
+import { createMetricsService, type MetricsService } from '../metrics/metrics.service.js';
 import { monitorRoutes } from '../monitors/monitor.routes.js';
 import { runRoutes } from '../runs/run.routes.js';
 import { createRunService } from '../runs/run.service.js';
@@ -58,6 +58,8 @@ export interface AppDeps {
   healthSuccessThresholdPercent?: number;
   /** How old the fleet metrics may be, in percent of their period (METRICS_FLEET_MAX_AGE_PERCENT). */
   metricsFleetMaxAgePercent?: number;
+  /** The metrics service, when the process shares it (with its Prometheus health gauges); else one is made. */
+  metrics?: MetricsService;
   /** Runs first on every request: the Prometheus HTTP request timer of the process. */
   requestObserver?: RequestHandler;
   /** The Slack app (install flow and events webhook); those endpoints answer 503 without it. */
@@ -115,15 +117,17 @@ export function createApp(deps: AppDeps): Express {
     authorizeUrl: 'https://slack.com/oauth/v2/authorize',
   };
   // One service, so the App Home and GET /metrics/summary share the same fleet snapshots.
-  const metrics = createMetricsService({
-    db: deps.db,
-    clock,
-    successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
-    ...(deps.metricsFleetMaxAgePercent === undefined
-      ? {}
-      : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),
-    log: deps.log,
-  });
+  const metrics =
+    deps.metrics ??
+    createMetricsService({
+      db: deps.db,
+      clock,
+      successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
+      ...(deps.metricsFleetMaxAgePercent === undefined
+        ? {}
+        : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),
+      log: deps.log,
+    });
   // Before the JSON parser and authentication: Slack signs the raw bytes and sends no bearer token.
   app.use(
     '/integrations/hooks',

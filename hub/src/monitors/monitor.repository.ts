@@ -91,6 +91,17 @@ export async function listMonitors(
   return { rows, total: Number(count.total) };
 }
 
+/** Every organization that owns at least one monitor (there is no organizations table: keys and tokens name them). */
+export async function listOrganizationsWithMonitors(db: Executor): Promise<string[]> {
+  const rows = await db
+    .selectFrom('monitors')
+    .select('organization_id')
+    .distinct()
+    .orderBy('organization_id')
+    .execute();
+  return rows.map((row) => row.organization_id);
+}
+
 export async function upsertMonitorRow(
   tx: Transaction<Database>,
   row: Insertable<MonitorTable>,

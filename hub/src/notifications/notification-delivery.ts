@@ -20,6 +20,24 @@ export interface DeliveryDeps {
   channels: ReadonlyArray<NotificationChannel<unknown>>;
   /** PUBLIC_URL, for the link in a message. */
   publicUrl: string | undefined;
+  /** Told what each attempt came to once its outcome is recorded (the delivery metrics). */
+  onAttempt?: (outcome: DeliveryAttemptOutcome) => void;
+}
+
+/**
+ * What one delivery attempt came to. Every delivery ends once in `success`, `failure` (its last attempt failed,
+ * or the integration is not usable) or `skipped` (the integration is disabled or gone); `retry` is an attempt
+ * that failed with another one to come. Bounded labels only: never a URL, channel id or error text.
+ */
+export interface DeliveryAttemptOutcome {
+  channel: 'chat' | 'email' | 'webhook' | 'unknown';
+  result: 'success' | 'retry' | 'failure' | 'skipped';
+  /** How long the channel's send took, when it was called. */
+  sendSeconds?: number;
+}
+
+function channelLabelOf(type: string | undefined): DeliveryAttemptOutcome['channel'] {
+  return type === 'chat' || type === 'email' || type === 'webhook' ? type : 'unknown';
 }
 
 type ChannelTarget = Record<string, unknown> & { integrationId: string; location: string; kind: string };
@@ -120,11 +138,19 @@ export function createDeliveryHandler(deps: DeliveryDeps) {
         status: { attempt, ...status },
       });
     const integration = target && (await findIntegration(deps.db, org, target.integrationId));
+    let sendSeconds: number | undefined;
+    const observe = (result: DeliveryAttemptOutcome['result']) =>
+      deps.onAttempt?.({
+        channel: channelLabelOf(integration?.provider_type ?? channelKey.split(':')[0]),
+        result,
+        ...(sendSeconds === undefined ? {} : { sendSeconds }),
+      });
     if (target === undefined || integration === undefined || !integration.enabled) {
       await report({
         status: 'skipped',
         error: integration ? 'the integration is disabled' : 'the integration no longer exists',
       });
+      observe('skipped');
       return;
     }
     const channel = deps.channels.find((c) => c.type === integration.provider_type);
@@ -137,11 +163,21 @@ export function createDeliveryHandler(deps: DeliveryDeps) {
         status: 'failed',
         error: `integration ${integration.name} is not usable: ${why ?? 'no channel'}`,
       });
+      observe('failure');
       return;
     }
+    const send = async (message: NotificationMessage) => {
+      const started = performance.now();
+      try {
+        return await channel.send(config.data, message);
+      } finally {
+        sendSeconds = (performance.now() - started) / 1000;
+      }
+    };
     try {
-      const receipt = await channel.send(config.data, await messageOf(deps, event, target));
+      const receipt = await send(await messageOf(deps, event, target));
       await report({ status: 'delivered', ...receipt });
+      observe('success');
     } catch (error) {
       const responseCode = error instanceof ChannelSendError ? error.responseCode : undefined;
       await report({
@@ -149,6 +185,7 @@ export function createDeliveryHandler(deps: DeliveryDeps) {
         error: (error as Error).message,
         ...(responseCode === undefined ? {} : { responseCode }),
       });
+      observe(lastAttempt ? 'failure' : 'retry');
       if (!lastAttempt) throw error;
     }
   };

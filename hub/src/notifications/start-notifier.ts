@@ -10,7 +10,7 @@ import type { NotificationChannel } from './channels/channel.js';
 import { webhookChannel } from './channels/webhook-channel.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { createInProcessDeliveryQueue } from './in-process-delivery-queue.js';
-import { createDeliveryHandler } from './notification-delivery.js';
+import { createDeliveryHandler, type DeliveryAttemptOutcome } from './notification-delivery.js';
 import { ruleEvaluationHook } from './rule-evaluation-hook.js';
 
 export interface NotifierOptions {
@@ -21,6 +21,8 @@ export interface NotifierOptions {
   deliveries?: DeliveryQueue;
   concurrency?: number;
   clock?: Clock;
+  /** Told what each delivery attempt came to (the process's delivery metrics). */
+  onDeliveryAttempt?: (outcome: DeliveryAttemptOutcome) => void;
 }
 
 /**
@@ -45,6 +47,7 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
     clock: options.clock ?? systemClock,
     channels,
     publicUrl: settings.PUBLIC_URL,
+    ...(options.onDeliveryAttempt ? { onAttempt: options.onDeliveryAttempt } : {}),
   });
   const consumer = deliveries.consume(
     async (attempt) => {
@@ -67,4 +70,18 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
       await deliveries.close();
     },
   };
+}
+
+/**
+ * Rule evaluation without delivery, for a process that records run results but does not deliver (the hub, for
+ * the results of runner Jobs): what fires is enqueued on BullMQ `notifications` for the workers' notifiers.
+ */
+export function startRuleEvaluation(settings: Readonly<Settings>): {
+  hook: RunFinishedHook;
+  close(): Promise<void>;
+} {
+  if (settings.REDIS_URL === undefined)
+    throw new Error('rule evaluation without a notifier needs REDIS_URL (the notifications queue)');
+  const deliveries = createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL });
+  return { hook: ruleEvaluationHook(deliveries), close: () => deliveries.close() };
 }

@@ -5,8 +5,11 @@ import { createApiKeyVerifier, type ApiKeyEntry } from '../auth/api-keys.js';
 import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
+import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createApp } from '../http/app.js';
+import { createMetricsService } from '../metrics/metrics.service.js';
 import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-metrics.js';
+import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
 import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
 import { notificationRuleDependant } from '../notifications/rule-sync.js';
 import { scheduleDependant } from '../scheduling/schedule-dependant.js';
@@ -20,8 +23,10 @@ export interface ServeOptions {
   components: Components;
   /** Keys in addition to AUTH_API_KEYS (the dev key). */
   extraApiKeys?: ApiKeyEntry[];
-  /** The process's Prometheus registry: API request durations and queue depth are recorded in it. */
+  /** The process's Prometheus registry: API request durations, queue depth and monitor health go in it. */
   metricsRegistry?: Registry;
+  /** Run after each run result reported through the API (runner Jobs), as a worker runs them after its own. */
+  runFinishedHooks?: readonly RunFinishedHook[];
 }
 
 export interface RunningApi {
@@ -44,7 +49,18 @@ function createVerifier(settings: Readonly<Settings>, extraApiKeys: ApiKeyEntry[
 /** Builds the app over opened components and listens on HOST:PORT. */
 export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   const { settings, log, components, metricsRegistry } = options;
-  if (metricsRegistry) registerQueueDepthMetrics(metricsRegistry, components.db);
+  // One metrics service: the API and the health gauges share its fleet snapshots.
+  const metrics = createMetricsService({
+    db: components.db,
+    clock: systemClock,
+    successThresholdPercent: settings.HEALTH_SUCCESS_THRESHOLD_PERCENT,
+    fleetMaxAgePercent: settings.METRICS_FLEET_MAX_AGE_PERCENT,
+    log,
+  });
+  if (metricsRegistry) {
+    registerQueueDepthMetrics(metricsRegistry, components.db);
+    registerMonitorHealthMetrics(metricsRegistry, { db: components.db, metrics });
+  }
   const app = createApp({
     db: components.db,
     log,
@@ -56,6 +72,8 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     readiness: components.readiness,
     locations: settings.LOCATIONS.map((location) => location.name),
     healthSuccessThresholdPercent: settings.HEALTH_SUCCESS_THRESHOLD_PERCENT,
+    metrics,
+    runFinishedHooks: options.runFinishedHooks ?? [],
     slack: slackSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });

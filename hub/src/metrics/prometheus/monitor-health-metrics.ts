@@ -1,0 +1,92 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { Db } from '../../db/database.js';
+import { listOrganizationsWithMonitors } from '../../monitors/monitor.repository.js';
+import { healthStatusSchema, listMonitorMetricsQuery, type MonitorMetricsRow } from '../metrics.schema.js';
+import type { MetricsService } from '../metrics.service.js';
+import { METRIC_PREFIX } from './metrics-registry.js';
+
+const CACHE_MS = 30_000;
+// The metrics API's largest page: the collector asks the service exactly what a client may ask.
+const PAGE_SIZE = 100;
+
+interface MonitorHealth extends MonitorMetricsRow {
+  organizationId: string;
+}
+
+/**
+ * Every monitor of every organization, as GET /metrics/monitors reports it over its default period (24h).
+ * A monitor created or deleted between two pages may be missed or seen twice for one refresh; the map keeps
+ * one row per monitor and the next refresh is whole again.
+ */
+async function readMonitorHealth(db: Db, metrics: Pick<MetricsService, 'list'>): Promise<MonitorHealth[]> {
+  const health: MonitorHealth[] = [];
+  for (const organizationId of await listOrganizationsWithMonitors(db)) {
+    const rows = new Map<string, MonitorMetricsRow>();
+    for (let offset = 0; ; offset += PAGE_SIZE) {
+      const page = await metrics.list(
+        organizationId,
+        listMonitorMetricsQuery.parse({ limit: PAGE_SIZE, offset }),
+      );
+      for (const row of page.data) rows.set(row.monitorId, row);
+      if (page.data.length < PAGE_SIZE || offset + PAGE_SIZE >= page.total) break;
+    }
+    for (const row of rows.values()) health.push({ organizationId, ...row });
+  }
+  return health;
+}
+
+/**
+ * `meerkat_monitor_health` (1 for the monitor's current status, 0 for the other two) and
+ * `meerkat_monitor_success_ratio` (over the last 24 h, only for monitors that ran), read through the metrics
+ * service at most once per 30 s however often it is scraped, and by concurrent scrapes together. Every hub
+ * replica reports the same figures: aggregate with max(), not sum().
+ */
+export function registerMonitorHealthMetrics(
+  registry: Registry,
+  deps: { db: Db; metrics: Pick<MetricsService, 'list'> },
+  now: () => number = Date.now,
+): void {
+  let cached: { at: number; health: Promise<MonitorHealth[]> } | undefined;
+  const snapshot = () => {
+    if (cached === undefined || now() - cached.at >= CACHE_MS) {
+      const read = { at: now(), health: readMonitorHealth(deps.db, deps.metrics) };
+      // A failed read fails this scrape only: the next one reads again instead of serving the error.
+      read.health.catch(() => {
+        if (cached === read) cached = undefined;
+      });
+      cached = read;
+    }
+    return cached.health;
+  };
+  const labelsOf = (row: MonitorHealth) => ({
+    organization: row.organizationId,
+    monitor: row.monitorId,
+    environment: row.environment,
+  });
+
+  new Gauge({
+    name: `${METRIC_PREFIX}monitor_health`,
+    help: 'Monitor status over the last 24h: 1 for the current status, 0 for the others (identical on every replica).',
+    labelNames: ['organization', 'monitor', 'environment', 'status'],
+    registers: [registry],
+    async collect() {
+      const health = await snapshot();
+      this.reset();
+      for (const row of health)
+        for (const status of healthStatusSchema.options)
+          this.set({ ...labelsOf(row), status }, row.status === status ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}monitor_success_ratio`,
+    help: 'Share of the monitor runs that succeeded over the last 24h, for monitors that ran (identical on every replica).',
+    labelNames: ['organization', 'monitor', 'environment'],
+    registers: [registry],
+    async collect() {
+      const health = await snapshot();
+      this.reset();
+      for (const row of health)
+        if (row.runCount > 0) this.set(labelsOf(row), Number((row.successRate / 100).toFixed(4)));
+    },
+  });
+}
