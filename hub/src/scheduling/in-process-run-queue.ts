@@ -10,6 +10,9 @@ interface Timer {
  * offset-aligned slots BullMQ uses, and jobs go to the consumer of their location with bounded concurrency.
  * Nothing survives a restart; the schedule reconciler recreates the schedules at start.
  */
+/** The longest delay setTimeout takes (about 24.8 days); monitors may run as rarely as every 30 days. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export function createInProcessRunQueue(clock: { now(): Date } = { now: () => new Date() }): RunQueue {
   const timers = new Map<string, Timer>();
   const handlers = new Map<
@@ -51,10 +54,17 @@ export function createInProcessRunQueue(clock: { now(): Date } = { now: () => ne
     const now = clock.now().getTime();
     let next = Math.floor(now / schedule.everyMs) * schedule.everyMs + schedule.offsetMs;
     if (next <= now) next += schedule.everyMs;
-    const handle = setTimeout(() => {
-      deliver(schedule.location, { data: schedule.data, slot: String(next), dueAt: new Date(next) });
-      if (timers.get(schedule.id)?.handle === handle) arm(schedule);
-    }, next - now);
+    const wait = next - now;
+    const handle = setTimeout(
+      () => {
+        const current = timers.get(schedule.id)?.handle === handle;
+        // Node fires a longer timeout after 1 ms: a slot further away than that is reached in steps.
+        if (wait <= MAX_TIMEOUT_MS)
+          deliver(schedule.location, { data: schedule.data, slot: String(next), dueAt: new Date(next) });
+        if (current) arm(schedule);
+      },
+      Math.min(wait, MAX_TIMEOUT_MS),
+    );
     handle.unref();
     timers.set(schedule.id, { schedule, handle });
   };
