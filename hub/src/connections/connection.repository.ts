@@ -1,10 +1,9 @@
-import type { Insertable, Selectable, Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { ConnectionTable, Database } from '../db/tables.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { ConnectionTable } from '../db/tables.js';
 import type { LimitOffset } from '../http/paging.js';
 
 export type ConnectionRow = Selectable<ConnectionTable>;
-type Executor = Db | Transaction<Database>;
 
 export async function insertConnection(
   db: Executor,

@@ -1,12 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from './tables.js';
 
 export type Db = Kysely<Database>;
+
+/** What a repository function runs on: the database, or a transaction the caller holds. */
+export type Executor = Db | Transaction<Database>;
 
 export interface DatabaseTarget {
   /** A PostgreSQL URL; when absent the embedded PGlite database under `dataDir` is used. */

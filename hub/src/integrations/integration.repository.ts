@@ -1,10 +1,9 @@
-import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database, IntegrationTable } from '../db/tables.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { IntegrationTable } from '../db/tables.js';
 import type { LimitOffset } from '../http/paging.js';
 
 export type IntegrationRow = Selectable<IntegrationTable>;
-type Executor = Db | Transaction<Database>;
 
 export async function insertIntegration(
   db: Executor,

@@ -1,10 +1,7 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/tables.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
 import { DAY_TIER, lockTierRows, refreshTier } from './tier-refresh.js';
-
-type Executor = Db | Transaction<Database>;
 
 const DAY_MS = 86_400_000;
 

@@ -1,9 +1,6 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/tables.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../db/database.js';
 import { HOUR_TIER, lockTierRows, refreshTier } from './tier-refresh.js';
-
-type Executor = Db | Transaction<Database>;
 
 /** The hourly tier's "every environment" rows carry this environment (no real environment is empty). */
 export const ALL_ENVIRONMENTS = '';

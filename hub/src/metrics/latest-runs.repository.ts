@@ -1,10 +1,7 @@
-import { sql, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/tables.js';
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
 import type { RunRow } from '../runs/run.repository.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
-
-type Executor = Db | Transaction<Database>;
 
 export interface LatestRuns {
   monitorId: string;

@@ -1,11 +1,8 @@
-import { sql, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/tables.js';
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { dayCeilOf, dayOf } from './day-rollup.repository.js';
 import { ALL_ENVIRONMENTS, hourCeilOf, hourOf } from './hour-rollup.repository.js';
-
-type Executor = Db | Transaction<Database>;
 
 /** One finished run's contribution to its minute. */
 export interface RollupIncrement {

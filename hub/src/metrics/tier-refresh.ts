@@ -1,8 +1,5 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/tables.js';
-
-type Executor = Db | Transaction<Database>;
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../db/database.js';
 
 /** A coarser rollup tier: its table, its time column and the width of one of its rows. */
 export interface RollupTier {

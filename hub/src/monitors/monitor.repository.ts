@@ -1,9 +1,8 @@
 import type { Insertable, Selectable, Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
 
 export type MonitorRow = Selectable<MonitorTable>;
-type Executor = Db | Transaction<Database>;
 
 export interface MonitorIdentity {
   project: string;

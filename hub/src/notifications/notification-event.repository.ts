@@ -1,9 +1,8 @@
-import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database, NotificationEventTable } from '../db/tables.js';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { NotificationEventTable } from '../db/tables.js';
 
 export type NotificationEventRow = Selectable<NotificationEventTable>;
-type Executor = Db | Transaction<Database>;
 
 export async function insertEvent(
   db: Executor,

@@ -1,9 +1,8 @@
 import type { Insertable, Selectable, Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Executor } from '../db/database.js';
 import type { Database, NotificationRuleTable } from '../db/tables.js';
 
 export type NotificationRuleRow = Selectable<NotificationRuleTable>;
-type Executor = Db | Transaction<Database>;
 
 export async function listRulesOfMonitor(
   db: Executor,

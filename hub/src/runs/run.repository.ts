@@ -1,9 +1,8 @@
-import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database, RunTable } from '../db/tables.js';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { RunTable } from '../db/tables.js';
 
 export type RunRow = Selectable<RunTable>;
-type Executor = Db | Transaction<Database>;
 
 export interface RunFilter {
   monitorId?: string | undefined;

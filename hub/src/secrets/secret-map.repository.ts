@@ -1,9 +1,8 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import type { Database, SecretMapTable } from '../db/tables.js';
 
 export type SecretMapRow = Selectable<SecretMapTable>;
-type Executor = Db | Transaction<Database>;
 
 /**
  * Runs `work` in a transaction that holds the advisory lock of one (organization, environment) map, so writers

@@ -1,9 +1,8 @@
-import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database, OAuthTransactionTable } from '../db/tables.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { OAuthTransactionTable } from '../db/tables.js';
 
 export type OAuthTransactionRow = Selectable<OAuthTransactionTable>;
-type Executor = Db | Transaction<Database>;
 
 export async function insertOAuthTransaction(
   db: Executor,

@@ -1,10 +1,7 @@
-import { sql, type Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/tables.js';
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
 import type { ConnectionRow } from '../connections/connection.repository.js';
 import type { IntegrationRow } from '../integrations/integration.repository.js';
-
-type Executor = Db | Transaction<Database>;
 
 /** The chat integration of a workspace in one organization and environment, if it was installed before. */
 export async function findChatIntegrationOfTeam(
