@@ -1,7 +1,7 @@
 // `/healthz` and `/readyz` for the kubelet's probes, on a port of their own (HEALTH_PORT, 8081 as in
 // controller-runtime), since the metrics helper serves only `/metrics`.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../../hub/src/server/listen.js';
 
 export interface HealthCheck {
   ok: boolean;
@@ -27,18 +27,5 @@ export async function startHealthServer(checks: HealthChecks, port: number, host
       .writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' })
       .end(`${ok ? 'ok' : 'not ok'}: ${reason}\n`);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const shown = host.includes(':') ? `[${host}]` : host;
-  return {
-    url: `http://${shown}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, port, host);
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listen } from '../../server/listen.js';
 
 export interface RunningMetricsServer {
   server: Server;
@@ -27,19 +27,6 @@ export async function startMetricsServer(
           .end(`metrics collection failed: ${String(error)}\n`),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const shown = host.includes(':') ? `[${host}]` : host;
-  return {
-    server,
-    url: `http://${shown}:${address.port}/metrics`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listen(server, port, host);
+  return { server, url: `${url}/metrics`, close };
 }
