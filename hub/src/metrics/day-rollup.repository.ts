@@ -1,19 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
+import { DAY_MS, dayOf } from './time-buckets.js';
 import { DAY_TIER, lockTierRows, refreshTier } from './tier-refresh.js';
-
-const DAY_MS = 86_400_000;
-
-/** Days are UTC days. */
-export function dayOf(time: Date): Date {
-  return new Date(Math.floor(time.getTime() / DAY_MS) * DAY_MS);
-}
-
-/** The first whole day at or after `time`. */
-export function dayCeilOf(time: Date): Date {
-  return new Date(Math.ceil(time.getTime() / DAY_MS) * DAY_MS);
-}
 
 /** Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces. */
 const hourPieces = (hourFilter: RawBuilder<unknown>) => sql`

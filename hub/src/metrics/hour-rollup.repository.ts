@@ -1,20 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { HOUR_MS, hourOf } from './time-buckets.js';
 import { HOUR_TIER, lockTierRows, refreshTier } from './tier-refresh.js';
 
 /** The hourly tier's "every environment" rows carry this environment (no real environment is empty). */
 export const ALL_ENVIRONMENTS = '';
-
-const HOUR_MS = 3_600_000;
-
-export function hourOf(time: Date): Date {
-  return new Date(Math.floor(time.getTime() / HOUR_MS) * HOUR_MS);
-}
-
-/** The first whole hour at or after `time`. */
-export function hourCeilOf(time: Date): Date {
-  return new Date(Math.ceil(time.getTime() / HOUR_MS) * HOUR_MS);
-}
 
 /** Minute rollup rows matching `minuteFilter` (a condition on `r`) as tier pieces, each in its own environment and in every environment. */
 const minutePieces = (minuteFilter: RawBuilder<unknown>) => sql`

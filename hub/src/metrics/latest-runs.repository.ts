@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { RunRow } from '../runs/run.repository.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
+import { runTimeOf } from './time-buckets.js';
 
 export interface LatestRuns {
   monitorId: string;
@@ -21,7 +22,7 @@ export interface LatestRuns {
  */
 export async function recordLatestRun(db: Executor, run: RunRow): Promise<void> {
   if (run.status !== 'completed' && run.status !== 'failed') return;
-  const at = run.started_at ?? run.created_at;
+  const at = runTimeOf(run);
   const ok = run.status === 'completed';
   const row = (environment: string) => sql`(${run.organization_id}, ${run.monitor_id}, ${environment},
     ${run.id}, ${run.status}, ${run.success}, ${at}, ${run.duration_ms}, ${run.created_at},

@@ -23,7 +23,7 @@ export async function listMonitorsOf(
   return query.orderBy('name').orderBy('id').execute();
 }
 
-// A run's time is when it started; one the reaper failed before it started is placed at its creation.
+// runTimeOf (time-buckets.ts) in SQL.
 const runTime = sql<Date>`coalesce(r.started_at, r.created_at)`;
 
 /** Per monitor: failed runs since its latest success (all its failures when it never succeeded). */

@@ -13,7 +13,7 @@ import type {
   MonitorMetricsRow,
   Period,
 } from './metrics.schema.js';
-import { minuteOf } from './rollup-hook.js';
+import { minuteOf } from './time-buckets.js';
 import { createSnapshotCache } from './snapshot-cache.js';
 
 export interface MetricsServiceDeps {

@@ -11,7 +11,7 @@ import {
 import type { LatestRuns } from './latest-runs.repository.js';
 import { listMonitorsOf, type MonitorSummaryRow } from './metric-runs.repository.js';
 import type { HealthStatus, Period } from './metrics.schema.js';
-import { minuteOf } from './rollup-hook.js';
+import { minuteOf } from './time-buckets.js';
 import { resultsBefore, sumRollups, uptimeSpans, type RollupTotals } from './rollup.repository.js';
 
 export interface MonitorFigureFilter {

@@ -5,12 +5,7 @@ import { refreshMonitorHour } from './hour-rollup.repository.js';
 import { recordLatestRun } from './latest-runs.repository.js';
 import { addRunToRollup } from './rollup.repository.js';
 import { errorClassOfRun } from './run-error-class.js';
-
-const MINUTE_MS = 60_000;
-
-export function minuteOf(time: Date): Date {
-  return new Date(Math.floor(time.getTime() / MINUTE_MS) * MINUTE_MS);
-}
+import { minuteOf, runTimeOf } from './time-buckets.js';
 
 /**
  * Keeps the per-minute rollups, the hour and day rows above them, and each monitor's latest runs. It runs inside the transaction that finishes the run, and a run finishes once,
@@ -19,7 +14,7 @@ export function minuteOf(time: Date): Date {
 export const rollupHook: RunFinishedHook = {
   name: 'metrics-rollups',
   async onRunFinished(tx, run) {
-    const startedAt = run.started_at ?? run.created_at;
+    const startedAt = runTimeOf(run);
     const success = run.success === true;
     const minute = minuteOf(startedAt);
     await addRunToRollup(tx, {

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { DurationBuckets } from './duration-histogram.js';
-import { dayCeilOf, dayOf } from './day-rollup.repository.js';
-import { ALL_ENVIRONMENTS, hourCeilOf, hourOf } from './hour-rollup.repository.js';
+import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
+import { dayCeilOf, dayOf, hourCeilOf, hourOf } from './time-buckets.js';
 
 /** One finished run's contribution to its minute. */
 export interface RollupIncrement {
