@@ -30,7 +30,9 @@ export async function refreshMonitorDay(
   await lockTierRows(db, DAY_TIER, { ...key, at: day, allEnvironments: ALL_ENVIRONMENTS });
   await refreshDayRollups(
     db,
+    // Only the two rows this run changed (and locked), from the hours of the same two environments.
     sql`h.organization_id = ${key.organizationId} and h.monitor_id = ${key.monitorId}
-      and h.hour >= ${day} and h.hour < ${new Date(day.getTime() + DAY_MS)}`,
+      and h.hour >= ${day} and h.hour < ${new Date(day.getTime() + DAY_MS)}
+      and h.environment in (${ALL_ENVIRONMENTS}, ${key.environment})`,
   );
 }

@@ -6,13 +6,17 @@ import { HOUR_TIER, lockTierRows, refreshTier } from './tier-refresh.js';
 /** The hourly tier's "every environment" rows carry this environment (no real environment is empty). */
 export const ALL_ENVIRONMENTS = '';
 
-/** Minute rollup rows matching `minuteFilter` (a condition on `r`) as tier pieces, each in its own environment and in every environment. */
-const minutePieces = (minuteFilter: RawBuilder<unknown>) => sql`
+/**
+ * Minute rollup rows matching `minuteFilter` (a condition on `r`) as tier pieces, each in its own environment
+ * and in every environment; only those of `environments` when given.
+ */
+const minutePieces = (minuteFilter: RawBuilder<unknown>, environments?: readonly string[]) => sql`
   select r.organization_id, r.monitor_id, e.environment, r.minute as first_at, r.minute as internal_end,
     0::float8 as internal_up, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
     r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.last_started_at, r.last_success
   from run_rollups_minute r cross join lateral (values (r.environment), (${ALL_ENVIRONMENTS})) e(environment)
-  where ${minuteFilter}`;
+  where ${minuteFilter}
+    ${environments === undefined ? sql`` : sql`and e.environment in (${sql.join(environments)})`}`;
 
 /**
  * Recomputes the hourly rows of every (monitor, hour) that has minute rows matching `minuteFilter` (a condition
@@ -36,9 +40,14 @@ export async function refreshMonitorHour(
 ): Promise<void> {
   const hour = hourOf(key.minute);
   await lockTierRows(db, HOUR_TIER, { ...key, at: hour, allEnvironments: ALL_ENVIRONMENTS });
-  await refreshHourRollups(
+  // Only the two rows this run changed (and locked); other environments' rows of the hour stay as they are.
+  await refreshTier(
     db,
-    sql`r.organization_id = ${key.organizationId} and r.monitor_id = ${key.monitorId}
-      and r.minute >= ${hour} and r.minute < ${new Date(hour.getTime() + HOUR_MS)}`,
+    HOUR_TIER,
+    minutePieces(
+      sql`r.organization_id = ${key.organizationId} and r.monitor_id = ${key.monitorId}
+        and r.minute >= ${hour} and r.minute < ${new Date(hour.getTime() + HOUR_MS)}`,
+      [ALL_ENVIRONMENTS, key.environment],
+    ),
   );
 }
