@@ -9,7 +9,7 @@ import { samplesOf } from './prometheus-samples.js';
 // The hub's clock is held at 12:00; the default period (24h) covers every run below.
 // steady: passes; flaky: latest passed, 2 of 4 passed; broken: latest failed, 2 of 5 passed; idle: never ran;
 // staging-one: passes in staging. globex: down (its only run failed) and 100 monitors that never ran, so the
-// collector has to page (the metrics API answers at most 100 rows a page).
+// collector must export more monitors than one page of the metrics API holds (100 rows).
 const GLOBEX_IDLE = 100;
 
 function metricsServiceOf(hub: TestHub): MetricsService {
@@ -17,7 +17,7 @@ function metricsServiceOf(hub: TestHub): MetricsService {
 }
 
 /** A hub registry with the monitor health gauges, on a clock the test moves. */
-function healthRegistry(hub: TestHub, metrics: Pick<MetricsService, 'list'> = metricsServiceOf(hub)) {
+function healthRegistry(hub: TestHub, metrics: Pick<MetricsService, 'rows'> = metricsServiceOf(hub)) {
   const registry = createMetricsRegistry('hub');
   const clock = { ms: 0 };
   registerMonitorHealthMetrics(registry, { db: hub.db, metrics }, () => clock.ms);
@@ -154,8 +154,8 @@ describe('how often meerkat_monitor_health reads the database', () => {
     const real = metricsServiceOf(hub);
     let failures = 1;
     const { scrape } = healthRegistry(hub, {
-      list: (organizationId, query) =>
-        failures-- > 0 ? Promise.reject(new Error('database unavailable')) : real.list(organizationId, query),
+      rows: (organizationId, query) =>
+        failures-- > 0 ? Promise.reject(new Error('database unavailable')) : real.rows(organizationId, query),
     });
     await expect(scrape()).rejects.toThrow('database unavailable');
     expect(Object.keys(statusesOf(await scrape()))).toEqual(['acme/turning/production']);

@@ -3,10 +3,16 @@ import type { Db } from '../db/database.js';
 import { NotFoundError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
 import { emptyTotals, fullLatencyOf, percent, periodMs, periodWindow } from './metric-figures.js';
-import { latestRuns } from './latest-runs.repository.js';
-import { consecutiveFailures, listMonitorsOf, recentFailures } from './metric-runs.repository.js';
+import { latestRuns, type LatestRuns } from './latest-runs.repository.js';
+import {
+  consecutiveFailures,
+  listMonitorsOf,
+  recentFailures,
+  type MonitorSummaryRow,
+} from './metric-runs.repository.js';
 import { fleetSnapshotOf, periodAggregates, statusOf, type FleetMonitorFigures } from './monitor-figures.js';
 import type {
+  HealthStatus,
   ListMonitorMetricsQuery,
   MetricsSummary,
   MonitorMetrics,
@@ -153,23 +159,18 @@ export function createMetricsService(deps: MetricsServiceDeps) {
       };
     },
 
+    /** Every monitor's row of `GET /metrics/monitors`, unfiltered and unsorted (the Prometheus health gauges). */
+    async rows(
+      organizationId: string,
+      query: { period: Period; environment?: string | undefined },
+    ): Promise<MonitorMetricsRow[]> {
+      const { rows } = await fleet(organizationId, query.period, query.environment);
+      return rows.map(rowOf);
+    },
+
     async list(organizationId: string, query: ListMonitorMetricsQuery) {
       const { rows: figures } = await fleet(organizationId, query.period, query.environment);
-      const rows: MonitorMetricsRow[] = figures
-        .filter((f) => query.status === undefined || f.status === query.status)
-        .map(({ monitor, figures: f, latest, status }) => ({
-          monitorId: monitor.id,
-          monitorName: monitor.name,
-          environment: monitor.environment,
-          status,
-          successRate: percent(f.successes, f.runs),
-          runCount: f.runs,
-          p50DurationMs: f.p50DurationMs,
-          p95DurationMs: f.p95DurationMs,
-          lastRunAt: latest?.lastRunAt?.toISOString() ?? null,
-          lastSuccessAt: latest?.lastSuccessAt?.toISOString() ?? null,
-          lastFailureAt: latest?.lastFailureAt?.toISOString() ?? null,
-        }));
+      const rows = figures.filter((f) => query.status === undefined || f.status === query.status).map(rowOf);
       rows.sort(compareRows(query.sort, query.order));
       return { data: rows.slice(query.offset, query.offset + query.limit), total: rows.length };
     },
@@ -231,6 +232,32 @@ export function createMetricsService(deps: MetricsServiceDeps) {
   };
 }
 export type MetricsService = ReturnType<typeof createMetricsService>;
+
+function rowOf({
+  monitor,
+  figures,
+  latest,
+  status,
+}: {
+  monitor: MonitorSummaryRow;
+  figures: FleetMonitorFigures;
+  latest: LatestRuns | undefined;
+  status: HealthStatus;
+}): MonitorMetricsRow {
+  return {
+    monitorId: monitor.id,
+    monitorName: monitor.name,
+    environment: monitor.environment,
+    status,
+    successRate: percent(figures.successes, figures.runs),
+    runCount: figures.runs,
+    p50DurationMs: figures.p50DurationMs,
+    p95DurationMs: figures.p95DurationMs,
+    lastRunAt: latest?.lastRunAt?.toISOString() ?? null,
+    lastSuccessAt: latest?.lastSuccessAt?.toISOString() ?? null,
+    lastFailureAt: latest?.lastFailureAt?.toISOString() ?? null,
+  };
+}
 
 /** Ties fall back to the name, then the id, so pages are stable. */
 function compareRows(sort: ListMonitorMetricsQuery['sort'], order: ListMonitorMetricsQuery['order']) {

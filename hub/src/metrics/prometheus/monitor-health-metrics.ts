@@ -6,32 +6,19 @@ import type { MetricsService } from '../metrics.service.js';
 import { METRIC_PREFIX } from './metrics-registry.js';
 
 const CACHE_MS = 30_000;
-// The metrics API's largest page: the collector asks the service exactly what a client may ask.
-const PAGE_SIZE = 100;
+// The default period of GET /metrics/monitors.
+const DEFAULT_PERIOD = listMonitorMetricsQuery.parse({}).period;
 
 interface MonitorHealth extends MonitorMetricsRow {
   organizationId: string;
 }
 
-/**
- * Every monitor of every organization, as GET /metrics/monitors reports it over its default period (24h).
- * A monitor created or deleted between two pages may be missed or seen twice for one refresh; the map keeps
- * one row per monitor and the next refresh is whole again.
- */
-async function readMonitorHealth(db: Db, metrics: Pick<MetricsService, 'list'>): Promise<MonitorHealth[]> {
+/** Every monitor of every organization, as GET /metrics/monitors reports it over its default period (24h). */
+async function readMonitorHealth(db: Db, metrics: Pick<MetricsService, 'rows'>): Promise<MonitorHealth[]> {
   const health: MonitorHealth[] = [];
-  for (const organizationId of await listOrganizationsWithMonitors(db)) {
-    const rows = new Map<string, MonitorMetricsRow>();
-    for (let offset = 0; ; offset += PAGE_SIZE) {
-      const page = await metrics.list(
-        organizationId,
-        listMonitorMetricsQuery.parse({ limit: PAGE_SIZE, offset }),
-      );
-      for (const row of page.data) rows.set(row.monitorId, row);
-      if (page.data.length < PAGE_SIZE || offset + PAGE_SIZE >= page.total) break;
-    }
-    for (const row of rows.values()) health.push({ organizationId, ...row });
-  }
+  for (const organizationId of await listOrganizationsWithMonitors(db))
+    for (const row of await metrics.rows(organizationId, { period: DEFAULT_PERIOD }))
+      health.push({ organizationId, ...row });
   return health;
 }
 
@@ -43,7 +30,7 @@ async function readMonitorHealth(db: Db, metrics: Pick<MetricsService, 'list'>):
  */
 export function registerMonitorHealthMetrics(
   registry: Registry,
-  deps: { db: Db; metrics: Pick<MetricsService, 'list'> },
+  deps: { db: Db; metrics: Pick<MetricsService, 'rows'> },
   now: () => number = Date.now,
 ): void {
   let cached: { at: number; health: Promise<MonitorHealth[]> } | undefined;
