@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { listOrganizationsWithMonitors } from '../../monitors/monitor.repository.js';
 import { healthStatusSchema, listMonitorMetricsQuery, type MonitorMetricsRow } from '../metrics.schema.js';
 import type { MetricsService } from '../metrics.service.js';
+import { cachedRead } from './cached-read.js';
 import { METRIC_PREFIX } from './metrics-registry.js';
 
 const CACHE_MS = 30_000;
@@ -33,18 +34,7 @@ export function registerMonitorHealthMetrics(
   deps: { db: Db; metrics: Pick<MetricsService, 'rows'> },
   now: () => number = Date.now,
 ): void {
-  let cached: { at: number; health: Promise<MonitorHealth[]> } | undefined;
-  const snapshot = () => {
-    if (cached === undefined || now() - cached.at >= CACHE_MS) {
-      const read = { at: now(), health: readMonitorHealth(deps.db, deps.metrics) };
-      // A failed read fails this scrape only: the next one reads again instead of serving the error.
-      read.health.catch(() => {
-        if (cached === read) cached = undefined;
-      });
-      cached = read;
-    }
-    return cached.health;
-  };
+  const snapshot = cachedRead(() => readMonitorHealth(deps.db, deps.metrics), CACHE_MS, now);
   const labelsOf = (row: MonitorHealth) => ({
     organization: row.organizationId,
     monitor: row.monitorId,
