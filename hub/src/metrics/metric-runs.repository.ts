@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
 
 /** The raw-run figures the rollups cannot give; each is a short index walk per monitor. */
 
@@ -35,14 +36,15 @@ export async function consecutiveFailures(
 ): Promise<Map<string, number>> {
   if (monitorIds.length === 0) return new Map();
   const environmentFilter = environment === undefined ? sql`` : sql`and r.environment = ${environment}`;
+  // The latest success comes from monitor_latest_runs (kept with every result), not from a walk of the runs.
   const { rows } = await sql<{ monitorId: string; count: number }>`
     select m.id as "monitorId", (select count(*)::int from runs r
       where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.status = 'failed'
         ${environmentFilter}
-        and r.created_at > coalesce((select max(s.created_at) from runs s where s.organization_id =
-          ${organizationId} and s.monitor_id = m.id and s.status = 'completed'
-          ${environment === undefined ? sql`` : sql`and s.environment = ${environment}`}), '-infinity')) as count
-    from unnest(${[...monitorIds]}::text[]) as m(id)`.execute(db);
+        and r.created_at > coalesce(l.last_success_created_at, '-infinity')) as count
+    from unnest(${[...monitorIds]}::text[]) as m(id)
+    left join monitor_latest_runs l on l.organization_id = ${organizationId} and l.monitor_id = m.id
+      and l.environment = ${environment ?? ALL_ENVIRONMENTS}`.execute(db);
   return new Map(rows.map((row) => [row.monitorId, row.count]));
 }
 

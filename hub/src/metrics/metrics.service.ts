@@ -111,23 +111,21 @@ export function createMetricsService(deps: MetricsServiceDeps) {
       query: { period: Period; environment?: string | undefined },
     ): Promise<MonitorMetrics> {
       const environment = query.environment;
-      const [aggregates, latestById] = await Promise.all([
-        periodAggregates({ db, clock }, organizationId, query.period, { monitorId, environment }),
+      // One instant for every read, so the failures listed are those of the window the figures cover.
+      const now = clock.now();
+      const window = periodWindow(query.period, now);
+      const [aggregates, latestById, failures] = await Promise.all([
+        periodAggregates({ db, clock: { now: () => now } }, organizationId, query.period, {
+          monitorId,
+          environment,
+        }),
         latestRuns(db, organizationId, [monitorId], environment),
+        recentFailures(db, organizationId, monitorId, minuteOf(window.start), environment, RECENT_FAILURES),
       ]);
-      const { window } = aggregates;
       const monitor = aggregates.monitors[0];
       if (monitor === undefined) throw new NotFoundError(`monitor ${monitorId} not found`);
       const totals = aggregates.totals.get(monitor.id) ?? emptyTotals(monitor.id);
       const latest = latestById.get(monitor.id);
-      const failures = await recentFailures(
-        db,
-        organizationId,
-        monitorId,
-        minuteOf(window.start),
-        environment,
-        RECENT_FAILURES,
-      );
       return {
         monitorId: monitor.id,
         monitorName: monitor.name,
