@@ -1,6 +1,7 @@
 // The Kubernetes side of reconcile, through the custom-objects API: exactly the verbs the operator's ClusterRole
 // grants (get monitors, patch monitors for finalizers, patch monitors/status).
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { kubeStatusOf } from '../../hub/src/jobs/kube-status.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,
@@ -25,7 +26,7 @@ export function kubeMonitorResources(kubeConfig: KubeConfig): MonitorResources {
       try {
         return (await api.getNamespacedCustomObject(target({ metadata: key }))) as MonitorResource;
       } catch (error) {
-        if ((error as { code?: number }).code === 404) return undefined;
+        if (kubeStatusOf(error) === 404) return undefined;
         throw error;
       }
     },

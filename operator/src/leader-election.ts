@@ -5,6 +5,7 @@
 // replica may take over. Every write is a compare-and-swap on the resourceVersion, so two candidates never both win.
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { kubeStatusOf } from '../../hub/src/jobs/kube-status.js';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;
@@ -59,7 +60,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     try {
       lease = await api.readNamespacedLease(target);
     } catch (error) {
-      if ((error as { code?: number }).code !== 404) throw error;
+      if (kubeStatusOf(error) !== 404) throw error;
       await api.createNamespacedLease({
         namespace: options.namespace,
         body: { metadata: { name: options.leaseName }, spec: spec() },

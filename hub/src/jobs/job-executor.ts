@@ -2,12 +2,8 @@ import type { BatchV1Api } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { JobTemplate } from '../config/locations.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
+import { kubeStatusOf } from './kube-status.js';
 import { buildRunnerJob, runnerJobName } from './runner-job.js';
-
-function statusOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
 
 /**
  * The `job` executor: one batch/v1 Job per run, named from the run id. The runner in the Job claims the run and
@@ -27,7 +23,7 @@ export function createJobExecutor(options: {
         options.log.info({ runId: run.id, job: job.metadata?.name }, 'runner Job created');
       } catch (error) {
         // 409: this run's Job exists already (a redelivery, or a hub that restarted after creating it).
-        if (statusOf(error) === 409) return;
+        if (kubeStatusOf(error) === 409) return;
         throw new Error(`creating runner Job ${runnerJobName(run.id)} failed: ${(error as Error).message}`, {
           cause: error,
         });
