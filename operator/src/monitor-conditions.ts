@@ -14,6 +14,6 @@ export function setCondition(
 }
 
 /** metav1.Time is RFC 3339 in whole seconds. */
-function toKubeTime(date: Date): string {
+export function toKubeTime(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }

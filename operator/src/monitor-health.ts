@@ -1,6 +1,6 @@
 // The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS, P95 and LAST RUN columns and the
 // `Healthy` condition. Figures come from `GET /metrics/monitors/{id}` (docs/metrics.md) over its default period.
-import { setCondition } from './monitor-conditions.js';
+import { setCondition, toKubeTime } from './monitor-conditions.js';
 import type { MonitorEvent } from './monitor-events.js';
 import type { Condition, MonitorResourceStatus } from './monitor-resource-status.js';
 
@@ -44,8 +44,7 @@ export function withHealth(
     ...(ran
       ? { successRate: `${figures.runs.successRate}%`, p95Ms: Math.round(figures.latency.p95DurationMs) }
       : {}),
-    // metav1.Time is RFC 3339 in whole seconds.
-    ...(finished ? { lastRun: finished.toISOString().replace(/\.\d+Z$/, 'Z') } : {}),
+    ...(finished ? { lastRun: toKubeTime(finished) } : {}),
     conditions: setCondition(
       status.conditions,
       {
