@@ -3,8 +3,7 @@
 // Kubernetes API. Everything it talks to is passed in, so tests run several instances in-process.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { Counter, Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../../hub/src/metrics/prometheus/metrics-registry.js';
+import { Registry } from 'prom-client';
 import type { HealthCheck } from './health-server.js';
 import { kubeMonitorResources } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
@@ -49,11 +48,6 @@ export interface RunningOperator {
 export function startOperator(options: OperatorOptions): RunningOperator {
   const registry = options.registry ?? new Registry();
   const metrics = createOperatorMetrics(registry);
-  const watchRestarts = new Counter({
-    name: `${METRIC_PREFIX}operator_watch_restarts_total`,
-    help: 'Times the Monitor watch ended in an error (410 Gone, API server gone) and was listed again.',
-    registers: [registry],
-  });
   const dependencies = {
     hub: options.hub,
     resources: kubeMonitorResources(options.kubeConfig),
@@ -75,7 +69,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       onChange: queue.enqueue,
       log: options.log,
       resyncMs: options.resyncMs,
-      onRestart: () => watchRestarts.inc(),
+      onRestart: () => metrics.countWatchRestart(),
       ...(resumeFrom === undefined ? {} : { resumeFrom }),
     });
     resumeFrom = undefined;
