@@ -18,7 +18,7 @@ import {
   type StepResult,
 } from './run-outcome.js';
 import type { StepContext } from './step-context.js';
-import { describeError, RunCancelledError, RunTimeoutError } from './step-errors.js';
+import { describeError, errorClassOfRunEnd, RunCancelledError, RunTimeoutError } from './step-errors.js';
 import { executeWait } from './wait-step.js';
 
 export type {
@@ -73,8 +73,10 @@ function runLevelError(
 ): { message: string; errorClass: ErrorClass } | undefined {
   if (!signal.aborted) return undefined;
   const skipped = steps.filter((step) => step.status === 'skipped').length;
-  const errorClass = signal.reason instanceof RunTimeoutError ? 'timeout' : 'runner';
-  return { message: `${describeError(signal.reason)}; ${skipped} step(s) not run`, errorClass };
+  return {
+    message: `${describeError(signal.reason)}; ${skipped} step(s) not run`,
+    errorClass: errorClassOfRunEnd(signal.reason),
+  };
 }
 
 /**

@@ -21,6 +21,11 @@ export class RunCancelledError extends Error {
   }
 }
 
+/** The class of a run ended by its signal: `timeout` when the run timeout elapsed, else `runner` (a cancel). */
+export function errorClassOfRunEnd(reason: unknown): ErrorClass {
+  return reason instanceof RunTimeoutError ? 'timeout' : 'runner';
+}
+
 /** One request took longer than its `timeout_ms`; `phase` says what it was waiting for. */
 export class RequestTimeoutError extends Error {
   constructor(timeoutMs: number, phase: string) {
@@ -97,8 +102,7 @@ export function classifyStepError(
   // A step stopped by the run's end reports that, whatever the aborted request threw.
   if (runSignal.aborted) {
     const reason: unknown = runSignal.reason;
-    const errorClass = reason instanceof RunTimeoutError ? 'timeout' : 'runner';
-    return { errorClass, message: `stopped: ${describeError(reason)}` };
+    return { errorClass: errorClassOfRunEnd(reason), message: `stopped: ${describeError(reason)}` };
   }
   const message = describeError(error);
   if (error instanceof RequestTimeoutError) return { errorClass: 'timeout', message };
