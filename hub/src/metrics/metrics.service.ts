@@ -63,10 +63,13 @@ export function createMetricsService(deps: MetricsServiceDeps) {
   const snapshots = createSnapshotCache({
     compute: async ({ organizationId, period, environment }: FleetKey) =>
       fleetSnapshotOf(
-        await periodAggregates({ db, clock }, organizationId, period, {
-          monitorEnvironment: environment,
-          environment,
-        }),
+        await periodAggregates(
+          { db, clock },
+          organizationId,
+          period,
+          { monitorEnvironment: environment, environment },
+          { withErrorClasses: false },
+        ),
       ),
     maxAgeMs: ({ period }) => (periodMs[period] * maxAgePercent) / 100,
     keyOf: ({ organizationId, period, environment }) => JSON.stringify([organizationId, period, environment]),

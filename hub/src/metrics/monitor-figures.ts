@@ -41,6 +41,8 @@ export async function periodAggregates(
   organizationId: string,
   period: Period,
   filter: MonitorFigureFilter,
+  /** The fleet snapshots keep no error classes, so they do not pay for merging them. */
+  { withErrorClasses = true }: { withErrorClasses?: boolean } = {},
 ): Promise<PeriodAggregates> {
   const window = periodWindow(period, clock.now());
   const monitors = await listMonitorsOf(db, organizationId, {
@@ -56,7 +58,7 @@ export async function periodAggregates(
     environment: filter.environment,
   };
   const [totals, spans, before] = await Promise.all([
-    sumRollups(db, scope),
+    sumRollups(db, scope, { withErrorClasses }),
     uptimeSpans(db, scope, window),
     resultsBefore(
       db,

@@ -153,8 +153,12 @@ async function sumCountMaps(db: Executor, scope: RollupScope, column: 'histogram
   return byMonitor;
 }
 
-/** Per monitor: the sums of its rollups in scope, with merged histogram and error classes. */
-export async function sumRollups(db: Executor, scope: RollupScope): Promise<Map<string, RollupTotals>> {
+/** Per monitor: the sums of its rollups in scope, with merged histogram and error classes (unless not wanted). */
+export async function sumRollups(
+  db: Executor,
+  scope: RollupScope,
+  { withErrorClasses = true }: { withErrorClasses?: boolean } = {},
+): Promise<Map<string, RollupTotals>> {
   const [{ rows }, histograms, errorClasses] = await Promise.all([
     sql<Omit<RollupTotals, 'histogram' | 'errorClasses'>>`
       select r.monitor_id as "monitorId", sum(r.run_count)::int as runs,
@@ -163,7 +167,7 @@ export async function sumRollups(db: Executor, scope: RollupScope): Promise<Map<
         min(r.duration_min_ms) as "durationMinMs", max(r.duration_max_ms) as "durationMaxMs"
       from ${rollupSource(scope)} r group by r.monitor_id`.execute(db),
     sumCountMaps(db, scope, 'histogram'),
-    sumCountMaps(db, scope, 'error_classes'),
+    withErrorClasses ? sumCountMaps(db, scope, 'error_classes') : new Map<string, Record<string, number>>(),
   ]);
   return new Map(
     rows.map((row) => [
