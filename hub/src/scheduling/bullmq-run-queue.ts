@@ -64,6 +64,12 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       return schedulers.map((s) => s.id ?? s.key);
     },
 
+    async listSchedules(location) {
+      const schedulers = await queueFor(location).getJobSchedulers(0, -1);
+      // BullMQ leaves a zero offset out of what it returns.
+      return schedulers.map((s) => ({ id: s.id ?? s.key, everyMs: s.every ?? 0, offsetMs: s.offset ?? 0 }));
+    },
+
     consume(locations, handler, { concurrency }): RunConsumer {
       const workers = locations.map((location) => {
         const worker = new Worker<RunJobData>(

@@ -97,6 +97,13 @@ export function createInProcessRunQueue(clock: { now(): Date } = { now: () => ne
         [...timers.values()].filter((t) => t.schedule.location === location).map((t) => t.schedule.id),
       );
     },
+    listSchedules(location) {
+      return Promise.resolve(
+        [...timers.values()]
+          .filter((t) => t.schedule.location === location)
+          .map(({ schedule: { id, everyMs, offsetMs } }) => ({ id, everyMs, offsetMs })),
+      );
+    },
     consume(locations, handler, { concurrency }): RunConsumer {
       for (const location of locations) {
         handlers.set(location, { handler, concurrency });

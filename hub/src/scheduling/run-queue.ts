@@ -36,6 +36,8 @@ export interface RunQueue {
   upsertSchedule(schedule: RunSchedule): Promise<void>;
   removeSchedule(location: string, scheduleId: string): Promise<void>;
   listScheduleIds(location: string): Promise<string[]>;
+  /** The schedules of `location` with their timing, so a reconcile rewrites only what changed. */
+  listSchedules(location: string): Promise<Array<Pick<RunSchedule, 'id' | 'everyMs' | 'offsetMs'>>>;
   consume(
     locations: readonly string[],
     handler: (job: DeliveredRunJob) => Promise<void>,

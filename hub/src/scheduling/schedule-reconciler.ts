@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
 import { monitorRowToMonitor } from '../monitors/monitor.service.js';
-import type { RunQueue } from './run-queue.js';
+import type { RunQueue, RunSchedule } from './run-queue.js';
 import { desiredSchedules, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;
@@ -46,8 +46,8 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
 }
 
 /**
- * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts what is missing or
- * changed and removes schedulers nobody wants. Run at start and periodically; heals anything the outbox missed.
+ * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts only what is missing or
+ * changed (timing read back from the queue) and removes schedulers nobody wants. Run at start and periodically; heals anything the outbox missed.
  */
 export async function reconcileAllSchedules(
   db: Db,
@@ -55,6 +55,10 @@ export async function reconcileAllSchedules(
   locations: readonly string[],
   log: Logger,
 ): Promise<void> {
+  const existing = new Map<string, Pick<RunSchedule, 'location' | 'everyMs' | 'offsetMs'>>();
+  for (const location of locations)
+    for (const schedule of await queue.listSchedules(location))
+      existing.set(schedule.id, { ...schedule, location });
   const wanted = new Set<string>();
   let upserted = 0;
   for (let offset = 0; ; offset += 1000) {
@@ -70,19 +74,20 @@ export async function reconcileAllSchedules(
       for (const schedule of desiredSchedules(row.organization_id, monitorRowToMonitor(row))) {
         if (!locations.includes(schedule.location)) continue;
         wanted.add(schedule.id);
+        const current = existing.get(schedule.id);
+        if (current?.everyMs === schedule.everyMs && current.offsetMs === schedule.offsetMs) continue;
         await queue.upsertSchedule(schedule);
         upserted += 1;
       }
     }
     if (rows.length < 1000) break;
   }
+  // Only schedulers listed before the scan: one the outbox adds meanwhile is not taken for an orphan.
   let removed = 0;
-  for (const location of locations) {
-    for (const id of await queue.listScheduleIds(location)) {
-      if (wanted.has(id)) continue;
-      await queue.removeSchedule(location, id);
-      removed += 1;
-    }
+  for (const [id, { location }] of existing) {
+    if (wanted.has(id)) continue;
+    await queue.removeSchedule(location, id);
+    removed += 1;
   }
   log.info({ upserted, removed }, 'schedules reconciled');
 }
