@@ -12,7 +12,7 @@ import {
   type NotificationRuleRow,
 } from './notification-rule.repository.js';
 import { latestRunsInLocation, runsInWindow } from './run-history.repository.js';
-import { evaluateTrigger, type EvaluatedRun, type RuleState } from './trigger-evaluation.js';
+import { evaluateTrigger, type EvaluatedRun, type RuleState, type RunFacts } from './trigger-evaluation.js';
 
 /** `chat:C0123`, `email`, `webhook`: the key of a channel in an event's `channelsNotified` and `deliveryStatus`. */
 export function channelKeyOf(routing: Record<string, unknown>): string {
@@ -24,24 +24,43 @@ function inCooldown(rule: NotificationRuleRow, at: Date): boolean {
   return at.getTime() < rule.last_triggered_at.getTime() + rule.cooldown_minutes * 60_000;
 }
 
+/** Remembers each lookup's promise by its argument, so rules asking the same question share one query. */
+function memoizeByArgument<T>(lookup: (argument: number) => Promise<T>): (argument: number) => Promise<T> {
+  const results = new Map<number, Promise<T>>();
+  return (argument) => {
+    let result = results.get(argument);
+    if (result === undefined) {
+      result = lookup(argument);
+      results.set(argument, result);
+    }
+    return result;
+  };
+}
+
+/**
+ * The run history every rule of one finished run may ask about. The hook writes no runs, so the answers
+ * stay valid for the whole evaluation and are read once per distinct argument.
+ */
+function runFactsOf(tx: Transaction<Database>, run: RunRow, at: Date): RunFacts {
+  const org = run.organization_id;
+  return {
+    latestInLocation: memoizeByArgument((limit) =>
+      latestRunsInLocation(tx, org, run.monitor_id, run.location, limit),
+    ),
+    inWindow: memoizeByArgument((minutes) =>
+      runsInWindow(tx, org, run.monitor_id, new Date(at.getTime() - minutes * 60_000), at),
+    ),
+  };
+}
+
 async function evaluateRule(
   tx: Transaction<Database>,
   rule: NotificationRuleRow,
   run: RunRow,
   evaluated: EvaluatedRun,
+  facts: RunFacts,
 ): Promise<DeliveryJobData | undefined> {
   const org = rule.organization_id;
-  const facts = {
-    latestInLocation: (limit: number) => latestRunsInLocation(tx, org, run.monitor_id, run.location, limit),
-    inWindow: (minutes: number) =>
-      runsInWindow(
-        tx,
-        org,
-        run.monitor_id,
-        new Date(evaluated.at.getTime() - minutes * 60_000),
-        evaluated.at,
-      ),
-  };
   const state = rule.state as RuleState;
   const verdict = await evaluateTrigger(
     rule.trigger as Trigger,
@@ -100,9 +119,10 @@ export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
         errors: run.errors,
         at: run.completed_at ?? new Date(),
       };
+      const facts = runFactsOf(tx, run, evaluated.at);
       const jobs: DeliveryJobData[] = [];
       for (const rule of rules) {
-        const job = await evaluateRule(tx, rule, run, evaluated);
+        const job = await evaluateRule(tx, rule, run, evaluated, facts);
         if (job !== undefined) jobs.push(job);
       }
       for (const job of jobs) await deliveries.enqueue(job);
