@@ -1,4 +1,4 @@
-import { redactSecretValues } from '../secrets/secret-refs.js';
+import { createSecretRedactor } from '../secrets/secret-refs.js';
 import type { EvaluatedAssertion } from './assertion-step.js';
 import type { AssertionOutcome, ErrorClass, RunOutcome, StepResult } from './run-outcome.js';
 
@@ -18,7 +18,7 @@ interface Redactor {
  */
 function redactorFor(secretValues: string[]): Redactor {
   if (secretValues.length === 0) return { text: (text) => text, value: (value) => value };
-  const text = (input: string) => redactSecretValues(input, secretValues);
+  const text = createSecretRedactor(secretValues);
   const value = (input: unknown): unknown => {
     if (typeof input === 'string') return text(input);
     if (input === undefined) return input;

@@ -23,6 +23,7 @@ import {
 } from './secret-map.js';
 import { bumpSecretMapRevision, findSecretMapRevision, withSecretMapLock } from './secret-map.repository.js';
 import type { SecretScope, SecretStore } from './secret-store.js';
+import { SharedMapLoads } from './shared-map-loads.js';
 
 /** The Secret Manager methods this backend calls (the real client, or one pointed at a test server). */
 export type SecretManagerApi = Pick<
@@ -59,6 +60,7 @@ export function createGcpSecretStore(deps: GcpSecretStoreDeps): SecretStore {
   const policy = { ...defaultRetryPolicy, ...deps.retry };
   const secretManager = createSecretManagerCaller(policy, log);
   const cache = new SecretMapCache(deps.cacheTtlMs ?? 30_000, clock);
+  const latestLoads = new SharedMapLoads<SecretMap>();
   // The library's own retries would wait minutes on some methods; ours are bounded and shared by all calls.
   const callOptions = { retry: null, timeout: policy.callTimeoutMs };
 
@@ -88,7 +90,7 @@ export function createGcpSecretStore(deps: GcpSecretStoreDeps): SecretStore {
     }
   }
 
-  async function readLatestMap(scope: SecretScope): Promise<SecretMap> {
+  async function loadLatestMap(scope: SecretScope): Promise<SecretMap> {
     const revision = await findSecretMapRevision(db, scope.organizationId, scope.environment);
     const cached = cache.get(scope, revision);
     if (cached !== undefined) return cached;
@@ -96,6 +98,10 @@ export function createGcpSecretStore(deps: GcpSecretStoreDeps): SecretStore {
     cache.set(scope, revision, map);
     return map;
   }
+
+  /** Reads of one map that overlap (a run resolving several references) share one revision check and access. */
+  const readLatestMap = (scope: SecretScope): Promise<SecretMap> =>
+    latestLoads.load(scope, () => loadLatestMap(scope));
 
   async function createSecret(scope: SecretScope): Promise<void> {
     const request = {
@@ -181,6 +187,7 @@ export function createGcpSecretStore(deps: GcpSecretStoreDeps): SecretStore {
       });
     } finally {
       cache.forget(scope);
+      latestLoads.forget(scope);
     }
   }
 

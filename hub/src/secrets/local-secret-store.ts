@@ -19,6 +19,7 @@ import {
   type SecretMapRow,
 } from './secret-map.repository.js';
 import type { SecretScope, SecretStore } from './secret-store.js';
+import { SharedMapLoads } from './shared-map-loads.js';
 
 export interface LocalSecretStoreDeps {
   db: Db;
@@ -46,33 +47,44 @@ export function createLocalSecretStore({
       ? emptySecretMap
       : decodeSecretMap(cipher.decrypt(row.ciphertext, secretMapContext(scope)), scope.environment);
 
+  const latestLoads = new SharedMapLoads<SecretMap>();
+
+  /** Reads of one map that overlap (a run resolving several references) share one query and decryption. */
+  const readLatestMap = (scope: SecretScope): Promise<SecretMap> =>
+    latestLoads.load(scope, async () =>
+      decrypt(scope, await findSecretMapRow(db, scope.organizationId, scope.environment)),
+    );
+
   /** Reads, changes and writes one map while holding its lock; `change` returns undefined to write nothing. */
   async function update<T>(scope: SecretScope, change: (map: SecretMap) => SecretMapChange<T>): Promise<T> {
     const { organizationId, environment } = scope;
-    return withSecretMapLock(db, organizationId, environment, async (trx) => {
-      const row = await findSecretMapRow(trx, organizationId, environment);
-      const outcome = change(decrypt(scope, row));
-      if (!('next' in outcome)) return outcome.result;
-      if (outcome.next.size === 0) {
-        await deleteSecretMapRow(trx, organizationId, environment);
-      } else {
-        await saveSecretMapRow(trx, {
-          organization_id: organizationId,
-          environment,
-          ciphertext: cipher.encrypt(encodeSecretMap(outcome.next, environment), secretMapContext(scope)),
-          version: (row?.version ?? 0) + 1,
-          updated_at: clock.now(),
-        });
-      }
-      return outcome.result;
-    });
+    try {
+      return await withSecretMapLock(db, organizationId, environment, async (trx) => {
+        const row = await findSecretMapRow(trx, organizationId, environment);
+        const outcome = change(decrypt(scope, row));
+        if (!('next' in outcome)) return outcome.result;
+        if (outcome.next.size === 0) {
+          await deleteSecretMapRow(trx, organizationId, environment);
+        } else {
+          await saveSecretMapRow(trx, {
+            organization_id: organizationId,
+            environment,
+            ciphertext: cipher.encrypt(encodeSecretMap(outcome.next, environment), secretMapContext(scope)),
+            version: (row?.version ?? 0) + 1,
+            updated_at: clock.now(),
+          });
+        }
+        return outcome.result;
+      });
+    } finally {
+      latestLoads.forget(scope);
+    }
   }
 
   return {
     async read(scope, name, version = 'latest') {
       if (version !== 'latest') throw new SecretVersionsUnsupportedError();
-      const row = await findSecretMapRow(db, scope.organizationId, scope.environment);
-      return decrypt(scope, row).get(name);
+      return (await readLatestMap(scope)).get(name);
     },
 
     put: (scope, name, value) => update(scope, putSecretChange(name, value)),

@@ -1,6 +1,6 @@
 import type { Clock } from '../system/clock.js';
 import type { SecretMap } from './secret-map.js';
-import type { SecretScope } from './secret-store.js';
+import { secretScopeKey, type SecretScope } from './secret-store.js';
 
 interface CachedMap {
   revision: number;
@@ -23,14 +23,14 @@ export class SecretMapCache {
   ) {}
 
   get(scope: SecretScope, revision: number): SecretMap | undefined {
-    const entry = this.entries.get(keyOf(scope));
+    const entry = this.entries.get(secretScopeKey(scope));
     if (entry === undefined || entry.revision !== revision) return undefined;
     if (this.clock.now().getTime() - entry.storedAt >= this.ttlMs) return undefined;
     return entry.map;
   }
 
   set(scope: SecretScope, revision: number, map: SecretMap): void {
-    const key = keyOf(scope);
+    const key = secretScopeKey(scope);
     // Re-inserting moves the entry to the end, so the first key is always the least recently stored.
     this.entries.delete(key);
     this.entries.set(key, { revision, map, storedAt: this.clock.now().getTime() });
@@ -39,10 +39,6 @@ export class SecretMapCache {
   }
 
   forget(scope: SecretScope): void {
-    this.entries.delete(keyOf(scope));
+    this.entries.delete(secretScopeKey(scope));
   }
-}
-
-function keyOf({ organizationId, environment }: SecretScope): string {
-  return `${organizationId}/${environment}`;
 }

@@ -16,7 +16,7 @@ export interface SecretRefContext {
 export interface ResolvedSecretRefs {
   /** The input with every `{ "$secret": ... }` object replaced by the string it refers to. */
   value: JsonValue;
-  /** Every secret value used (whole values and picked fields), for redactSecretValues. */
+  /** Every secret value used (whole values and picked fields), for createSecretRedactor. */
   secretValues: string[];
 }
 
@@ -98,21 +98,30 @@ function pickField(secret: string, field: string, ref: string, environment: stri
 }
 
 /**
- * Replaces every appearance of a secret value in `text` with "[secret]": as is, URL-encoded and JSON-escaped,
- * the forms in which a value used in a URL, header or body comes back inside an error message.
+ * A function that replaces every appearance of the secret `values` in a text with "[secret]": as is, URL-encoded
+ * and JSON-escaped, the forms in which a value used in a URL, header or body comes back inside an error message.
+ * The pattern is compiled once, for redacting many texts of one run.
  */
-export function redactSecretValues(text: string, values: Iterable<string>): string {
+export function createSecretRedactor(values: Iterable<string>): (text: string) => string {
   const forms = new Set<string>();
   for (const value of values) {
     for (const form of [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]) {
       if (form !== '') forms.add(form);
     }
   }
-  if (forms.size === 0) return text;
+  if (forms.size === 0) return (text) => text;
   // One pass, longest first: a value containing another is hidden whole, and "[secret]" is never re-scanned.
-  const pattern = [...forms]
-    .sort((a, b) => b.length - a.length)
-    .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('|');
-  return text.replace(new RegExp(pattern, 'g'), REDACTED);
+  const pattern = new RegExp(
+    [...forms]
+      .sort((a, b) => b.length - a.length)
+      .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('|'),
+    'g',
+  );
+  return (text) => text.replace(pattern, REDACTED);
+}
+
+/** Redacts one text; see createSecretRedactor, which compiles the values once for many texts. */
+export function redactSecretValues(text: string, values: Iterable<string>): string {
+  return createSecretRedactor(values)(text);
 }

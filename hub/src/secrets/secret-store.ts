@@ -4,6 +4,11 @@ export interface SecretScope {
   readonly environment: string;
 }
 
+/** One string per scope, for maps keyed by scope. */
+export function secretScopeKey({ organizationId, environment }: SecretScope): string {
+  return `${organizationId}/${environment}`;
+}
+
 /** What resolving `$secret` references needs; a runner outside the hub may implement it over HTTP. */
 export interface SecretReader {
   /**
