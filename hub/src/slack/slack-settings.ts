@@ -13,6 +13,11 @@ export interface SlackSettings {
   publicUrl?: string | undefined;
 }
 
+/** SLACK_API_URL with the trailing slash the Web API client joins method names to. */
+export function slackApiBaseUrl(apiUrl: string): string {
+  return apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`;
+}
+
 export function slackSettingsOf(settings: Readonly<Settings>): SlackSettings {
   return {
     clientId: settings.SLACK_CLIENT_ID,
@@ -50,7 +55,7 @@ export function requireInstallSettings(slack: SlackSettings | undefined): SlackI
   return {
     clientId: slack.clientId as string,
     clientSecret: slack.clientSecret as string,
-    apiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/`,
+    apiUrl: slackApiBaseUrl(slack.apiUrl),
     authorizeUrl: slack.authorizeUrl,
     redirectUri: `${publicBaseUrl}/integrations/oauth/callback/chat`,
     publicBaseUrl,

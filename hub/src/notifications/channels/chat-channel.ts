@@ -1,5 +1,6 @@
 import { WebClient, type KnownBlock } from '@slack/web-api';
 import { z } from 'zod';
+import { slackApiBaseUrl } from '../../slack/slack-settings.js';
 import {
   ChannelSendError,
   headlineOf,
@@ -51,7 +52,7 @@ function blocksOf(message: NotificationMessage): KnownBlock[] {
  * delivery queue retries with backoff and records every attempt.
  */
 export function createChatChannel(options: { slackApiUrl: string }): NotificationChannel<ChatChannelConfig> {
-  const slackApiUrl = options.slackApiUrl.endsWith('/') ? options.slackApiUrl : `${options.slackApiUrl}/`;
+  const slackApiUrl = slackApiBaseUrl(options.slackApiUrl);
   return {
     type: 'chat',
     configSchema: chatChannelConfig,
