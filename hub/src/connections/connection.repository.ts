@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { ConnectionTable } from '../db/tables.js';
 import type { LimitOffset } from '../http/paging.js';
@@ -22,6 +22,21 @@ export async function findConnection(
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function updateConnection(
+  db: Executor,
+  organizationId: string,
+  id: string,
+  changes: Updateable<ConnectionTable>,
+): Promise<ConnectionRow | undefined> {
+  return db
+    .updateTable('connections')
+    .set(changes)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
     .executeTakeFirst();
 }
 

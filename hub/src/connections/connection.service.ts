@@ -5,6 +5,7 @@ import { newId } from '../db/ids.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
 import type { LimitOffset } from '../http/paging.js';
 import type { Clock } from '../system/clock.js';
+import { sealConnectionCredentials } from './connection-credentials.js';
 import {
   deleteConnection,
   findConnection,
@@ -18,11 +19,6 @@ export interface ConnectionServiceDeps {
   db: Db;
   cipher: CredentialCipher;
   clock: Clock;
-}
-
-/** The additional authenticated data of a connection's credentials: they decrypt only on their own row. */
-export function connectionCredentialContext(organizationId: string, id: string): string {
-  return `connections/${organizationId}/${id}`;
 }
 
 export function connectionRowToConnection(row: ConnectionRow): Connection {
@@ -61,10 +57,7 @@ export function createConnectionService({ db, cipher, clock }: ConnectionService
         id,
         provider: input.provider,
         auth_method: input.authMethod,
-        credentials_encrypted: cipher.encrypt(
-          JSON.stringify(input.credentials),
-          connectionCredentialContext(organizationId, id),
-        ),
+        credentials_encrypted: sealConnectionCredentials(cipher, organizationId, id, input.credentials),
         oauth_scopes: JSON.stringify([]),
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,

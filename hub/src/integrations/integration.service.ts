@@ -6,6 +6,7 @@ import { newId } from '../db/ids.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { LimitOffset } from '../http/paging.js';
 import type { Clock } from '../system/clock.js';
+import { sealIntegrationCredentials } from './integration-credentials.js';
 import {
   deleteIntegration,
   findIntegration,
@@ -26,11 +27,6 @@ export interface IntegrationServiceDeps {
   db: Db;
   cipher: CredentialCipher;
   clock: Clock;
-}
-
-/** The additional authenticated data of an integration's credentials: they decrypt only on their own row. */
-export function integrationCredentialContext(organizationId: string, id: string): string {
-  return `integrations/${organizationId}/${id}`;
 }
 
 export function integrationRowToIntegration(row: IntegrationRow): Integration {
@@ -126,10 +122,7 @@ export function createIntegrationService({ db, cipher, clock }: IntegrationServi
           credentials_encrypted:
             input.credentials === undefined
               ? null
-              : cipher.encrypt(
-                  JSON.stringify(input.credentials),
-                  integrationCredentialContext(organizationId, id),
-                ),
+              : sealIntegrationCredentials(cipher, organizationId, id, input.credentials),
           connection_id: input.connectionId ?? null,
           enabled: input.enabled,
           created_at: now,

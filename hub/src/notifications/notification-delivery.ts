@@ -1,15 +1,14 @@
 import { findConnection } from '../connections/connection.repository.js';
-import { connectionCredentialContext } from '../connections/connection.service.js';
+import { openConnectionCredentials } from '../connections/connection-credentials.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { findIntegration, type IntegrationRow } from '../integrations/integration.repository.js';
-import { integrationCredentialContext } from '../integrations/integration.service.js';
-import { findMonitor } from '../monitors/monitor.repository.js';
-import { findRun } from '../runs/run.repository.js';
+import { openIntegrationCredentials } from '../integrations/integration-credentials.js';
 import type { Clock } from '../system/clock.js';
 import { ChannelSendError, type NotificationChannel, type NotificationMessage } from './channels/channel.js';
 import type { DeliveryAttempt } from './delivery-queue.js';
 import { findEvent, findFailureThread, type NotificationEventRow } from './notification-event.repository.js';
+import { findMessageSubject } from './notification-message.repository.js';
 import { awaitRuleEvaluation } from './notification-rule.repository.js';
 import { recordDeliveryOutcome } from './notification.service.js';
 
@@ -44,8 +43,7 @@ type ChannelTarget = Record<string, unknown> & { integrationId: string; location
 
 async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target: ChannelTarget) {
   const org = event.organization_id;
-  const monitor = await findMonitor(deps.db, org, event.monitor_id);
-  const run = event.run_id === null ? undefined : await findRun(deps.db, org, event.run_id);
+  const { monitor, run } = await findMessageSubject(deps.db, org, event.monitor_id, event.run_id);
   const message: NotificationMessage = {
     eventId: event.id,
     kind: target.kind === 'recovery' ? 'recovery' : 'failure',
@@ -68,16 +66,6 @@ async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target
   return message;
 }
 
-function decrypt(
-  deps: DeliveryDeps,
-  envelope: string | null | undefined,
-  context: string,
-): Record<string, unknown> {
-  return envelope == null
-    ? {}
-    : (JSON.parse(deps.cipher.decrypt(envelope, context)) as Record<string, unknown>);
-}
-
 /** Everything a channel's config schema asks for: integration config, decrypted credentials and routing. */
 async function rawChannelConfig(
   deps: DeliveryDeps,
@@ -87,21 +75,19 @@ async function rawChannelConfig(
   channelKey: string,
 ) {
   const org = integration.organization_id;
-  const credentials = decrypt(
-    deps,
-    integration.credentials_encrypted,
-    integrationCredentialContext(org, integration.id),
-  );
+  const credentials =
+    integration.credentials_encrypted === null
+      ? {}
+      : openIntegrationCredentials(deps.cipher, org, integration.id, integration.credentials_encrypted);
   if (integration.provider_type === 'email') {
     const connection =
       integration.connection_id === null
         ? undefined
         : await findConnection(deps.db, org, integration.connection_id);
-    const smtp = decrypt(
-      deps,
-      connection?.credentials_encrypted,
-      connectionCredentialContext(org, connection?.id ?? ''),
-    );
+    const smtp =
+      connection?.credentials_encrypted == null
+        ? {}
+        : openConnectionCredentials(deps.cipher, org, connection.id, connection.credentials_encrypted);
     return { ...integration.config, toAddresses: target.toAddresses, smtp };
   }
   if (integration.provider_type === 'chat') {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { ValidationError } from '../http/errors.js';
-import { integrationCredentialContext } from '../integrations/integration.service.js';
+import { openIntegrationCredentials } from '../integrations/integration-credentials.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import type { Clock } from '../system/clock.js';
 import { appHomeView } from './app-home-view.js';
@@ -13,7 +13,7 @@ import {
   findEnabledChatIntegrationsOfTeam,
   recordSlackEvent,
 } from './slack-installation.repository.js';
-import type { SlackSettings } from './slack-settings.js';
+import { slackApiBaseUrl, type SlackSettings } from './slack-settings.js';
 
 // Only the fields acted on are read; Slack adds fields freely, so unknown ones are allowed.
 const envelopeSchema = z.discriminatedUnion('type', [
@@ -51,18 +51,18 @@ export function createSlackEventsService({ db, cipher, clock, slack, metrics, lo
   async function publishHome(teamId: string, userId: string): Promise<void> {
     const [integration] = await findEnabledChatIntegrationsOfTeam(db, teamId);
     if (integration?.credentials_encrypted == null) return;
-    const { botToken } = JSON.parse(
-      cipher.decrypt(
-        integration.credentials_encrypted,
-        integrationCredentialContext(integration.organization_id, integration.id),
-      ),
+    const { botToken } = openIntegrationCredentials(
+      cipher,
+      integration.organization_id,
+      integration.id,
+      integration.credentials_encrypted,
     ) as { botToken: string };
     const summary = await metrics.summary(integration.organization_id, {
       period: '24h',
       environment: integration.environment,
     });
     const client = new WebClient(botToken, {
-      slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/`,
+      slackApiUrl: slackApiBaseUrl(slack.apiUrl),
       retryConfig: { retries: 1 },
       timeout: 10_000,
     });

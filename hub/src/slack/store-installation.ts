@@ -1,10 +1,10 @@
-import { insertConnection } from '../connections/connection.repository.js';
+import { insertConnection, updateConnection } from '../connections/connection.repository.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { insertIntegration, updateIntegration } from '../integrations/integration.repository.js';
-import { integrationCredentialContext } from '../integrations/integration.service.js';
+import { sealIntegrationCredentials } from '../integrations/integration-credentials.js';
 import type { OAuthTransactionRow } from './oauth-transaction.repository.js';
 import { findChatIntegrationOfTeam, findOAuthConnectionOfTeam } from './slack-installation.repository.js';
 import type { SlackInstallation } from './token-exchange.js';
@@ -56,12 +56,7 @@ export async function storeSlackInstallation(
           ...connectionFields,
         });
       } else {
-        await trx
-          .updateTable('connections')
-          .set(connectionFields)
-          .where('organization_id', '=', organizationId)
-          .where('id', '=', connectionId)
-          .execute();
+        await updateConnection(trx, organizationId, connectionId, connectionFields);
       }
 
       const existing = await findChatIntegrationOfTeam(
@@ -71,10 +66,9 @@ export async function storeSlackInstallation(
         installation.team.id,
       );
       const integrationId = existing?.id ?? newId('int');
-      const credentials = cipher.encrypt(
-        JSON.stringify({ botToken: installation.botToken }),
-        integrationCredentialContext(organizationId, integrationId),
-      );
+      const credentials = sealIntegrationCredentials(cipher, organizationId, integrationId, {
+        botToken: installation.botToken,
+      });
       const config = JSON.stringify({
         ...(existing?.config ?? {}),
         teamId: installation.team.id,
