@@ -10,28 +10,30 @@ export interface MonitorIdentity {
   name: string;
 }
 
+/** The query for the row of `id`, which reading and locking both run. */
+function monitorById(db: Executor, organizationId: string, id: string) {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id);
+}
+
 export async function findMonitor(
   db: Executor,
   organizationId: string,
   id: string,
 ): Promise<MonitorRow | undefined> {
-  return db
-    .selectFrom('monitors')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return monitorById(db, organizationId, id).executeTakeFirst();
 }
 
 /** The row of `id`, locked until the transaction ends so concurrent upserts of one monitor take turns. */
-export async function lockMonitor(tx: Transaction<Database>, organizationId: string, id: string) {
-  return tx
-    .selectFrom('monitors')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+export async function lockMonitor(
+  tx: Transaction<Database>,
+  organizationId: string,
+  id: string,
+): Promise<MonitorRow | undefined> {
+  return monitorById(tx, organizationId, id).forUpdate().executeTakeFirst();
 }
 
 export async function findMonitorByIdentity(db: Executor, organizationId: string, identity: MonitorIdentity) {
@@ -45,20 +47,20 @@ export async function findMonitorByIdentity(db: Executor, organizationId: string
     .executeTakeFirst();
 }
 
+/** The monitors named `name` in `environment`, one per project, or only `project`'s when it is given. */
 export async function findMonitorsByName(
   db: Executor,
   organizationId: string,
-  environment: string,
-  name: string,
-) {
-  return db
+  query: { project?: string | undefined; environment: string; name: string },
+): Promise<MonitorRow[]> {
+  let select = db
     .selectFrom('monitors')
     .selectAll()
     .where('organization_id', '=', organizationId)
-    .where('environment', '=', environment)
-    .where('name', '=', name)
-    .orderBy('project')
-    .execute();
+    .where('environment', '=', query.environment)
+    .where('name', '=', query.name);
+  if (query.project !== undefined) select = select.where('project', '=', query.project);
+  return select.orderBy('project').execute();
 }
 
 export interface MonitorFilter {

@@ -164,12 +164,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
         version?: 'latest' | undefined;
       },
     ): Promise<Monitor> {
-      const rows =
-        query.project === undefined
-          ? await findMonitorsByName(db, organizationId, query.environment, query.name)
-          : [await findMonitorByIdentity(db, organizationId, { ...query, project: query.project })].filter(
-              (row): row is MonitorRow => row !== undefined,
-            );
+      const rows = await findMonitorsByName(db, organizationId, query);
       const [row, ...others] = rows;
       if (row === undefined) {
         throw new NotFoundError(`monitor "${query.name}" not found in environment "${query.environment}"`);
