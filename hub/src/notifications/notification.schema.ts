@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { routingSchema, triggerSchema } from '../contract/notification-definition.js';
+import { limitOffsetQuery } from '../http/paging.js';
 
 export const deliveryStatusValues = ['pending', 'delivered', 'failed', 'skipped'] as const;
 
@@ -63,10 +64,10 @@ export const deliveryUpdateBody = z
   .meta({ id: 'DeliveryUpdate' });
 export type DeliveryUpdate = z.infer<typeof deliveryUpdateBody>;
 
+// ruleId first, as the published OpenAPI document lists the parameters.
 export const eventsQuery = z.strictObject({
   ruleId: z.string().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
+  ...limitOffsetQuery.shape,
 });
 
 export const eventIdParams = z.object({ id: z.string().min(1).max(64) });

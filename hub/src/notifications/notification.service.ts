@@ -2,7 +2,6 @@ import type { Db } from '../db/database.js';
 import { NotFoundError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
 import {
-  findEvent,
   listEvents,
   mergeDeliveryStatus,
   type NotificationEventRow,
@@ -85,12 +84,6 @@ export function createNotificationService({ db, clock }: { db: Db; clock: Clock 
     ) {
       const { rows, total } = await listEvents(db, organizationId, query);
       return { data: rows.map(eventRowToEvent), total };
-    },
-
-    async getEvent(organizationId: string, id: string): Promise<NotificationEvent> {
-      const row = await findEvent(db, organizationId, id);
-      if (row === undefined) throw new NotFoundError(`notification event ${id} not found`);
-      return eventRowToEvent(row);
     },
 
     reportDelivery(organizationId: string, id: string, update: DeliveryUpdate) {

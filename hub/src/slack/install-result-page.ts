@@ -1,3 +1,5 @@
+import { escapeHtml } from '../notifications/channels/html-escape.js';
+
 /** The page the browser lands on after Slack sends it back; it says what happened and nothing secret. */
 export function installResultPage(outcome: { ok: boolean; message: string }): string {
   const title = outcome.ok ? 'Slack connected' : 'Slack was not connected';
@@ -9,8 +11,4 @@ export function installResultPage(outcome: { ok: boolean; message: string }): st
 <p>You can close this window.</p>
 </body></html>
 `;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

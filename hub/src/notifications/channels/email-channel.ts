@@ -2,6 +2,7 @@ import { createTransport } from 'nodemailer';
 import { z } from 'zod';
 import { smtpCredentialsSchema } from '../../connections/connection.schema.js';
 import { headlineOf, plainTextOf, type NotificationChannel, type NotificationMessage } from './channel.js';
+import { escapeHtml } from './html-escape.js';
 
 export const emailChannelConfig = z.object({
   fromAddress: z.email(),
@@ -11,10 +12,6 @@ export const emailChannelConfig = z.object({
   smtp: smtpCredentialsSchema,
 });
 export type EmailChannelConfig = z.infer<typeof emailChannelConfig>;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function htmlOf(message: NotificationMessage): string {
   const rows: Array<[string, string]> = [
