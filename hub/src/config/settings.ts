@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
 import '../contract/zod-messages.js';
 import type { ApiKeyEntry } from '../auth/api-keys.js';
 import { organizationIdSchema, roleSchema } from '../auth/principal.js';
@@ -22,6 +23,9 @@ const optionalString = z
 const optionalUrl = optionalString.pipe(z.url().optional());
 
 export type { Location } from './locations.js';
+
+/** WORKER_CONCURRENCY, which `meerkat worker --concurrency` overrides: runs in flight at once. */
+export const workerConcurrencySchema = z.coerce.number().int().min(1).max(1000).default(20);
 
 const apiKeyEntrySchema = z
   .string()
@@ -95,7 +99,7 @@ const settingsSchema = z
     ),
     GCP_PROJECT: optionalString,
     LOCATIONS: locationsSetting,
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+    WORKER_CONCURRENCY: workerConcurrencySchema,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
     RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
     REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -183,15 +187,13 @@ export function loadSettings(env: NodeJS.ProcessEnv, processKind: ProcessKind): 
     const setting = String(issue?.path[0] ?? 'environment');
     const value = env[setting];
     // Inside a structured setting (LOCATIONS, AUTH_API_KEYS) name the part too: `[1].job.image: required`.
-    const inner = (issue?.path.slice(1) ?? [])
-      .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
-      .join('');
-    const where = inner === '' ? '' : `${inner.replace(/^\./, '')}: `;
+    const inner = formatIssuePath(issue?.path.slice(1) ?? []);
     const shown =
       value === undefined || inner !== '' || /KEY|SECRET|PASSWORD|URL/.test(setting)
         ? ''
         : ` (got "${value}")`;
-    throw new InvalidSettingError(setting, `${where}${issue?.message ?? 'is invalid'}${shown}`);
+    const reason = describeIssue({ path: inner, message: issue?.message ?? 'is invalid' });
+    throw new InvalidSettingError(setting, `${reason}${shown}`);
   }
   requireForProcess(parsed.data, processKind);
   const settings: Settings = {

@@ -1,14 +1,10 @@
 import type { z } from 'zod';
+import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
 import '../contract/zod-messages.js';
 import { ValidationError, type FieldIssue } from './errors.js';
 
-/** `['nodes', 2, 'method']` -> `nodes[2].method`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, key) => {
-    if (typeof key === 'number') return `${text}[${key}]`;
-    return text === '' ? String(key) : `${text}.${String(key)}`;
-  }, '');
-}
+// secrets/secret-refs.ts still imports it from here.
+export { formatIssuePath };
 
 /** One issue per failing field; an unknown key is reported at its own path, not at its parent's. */
 export function toFieldIssues(error: z.ZodError): FieldIssue[] {
@@ -28,8 +24,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
   if (result.success) return result.data;
   const details = toFieldIssues(result.error);
   const first = details[0];
-  const message = first
-    ? `invalid ${where}: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
-    : `invalid ${where}`;
+  const message = first ? `invalid ${where}: ${describeIssue(first)}` : `invalid ${where}`;
   throw new ValidationError(message, details);
 }
