@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
+import { workerLocationNames } from '../config/locations.js';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { rollupHook } from '../metrics/rollup-hook.js';
 import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
-import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
@@ -11,6 +10,7 @@ import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
 import { startJobLocations } from '../jobs/start-job-locations.js';
 import { startScheduler } from '../scheduling/start-scheduler.js';
 import { openComponents } from '../server/components.js';
+import { runFinishedHooks } from '../server/run-finished-hooks.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
 import { startWorker } from '../worker/start-worker.js';
 
@@ -37,25 +37,24 @@ export function registerDevCommand(program: Command): void {
         onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
       });
       // One list for every way a result lands here: the worker, runner Job reports, the Job watcher.
-      const runFinishedHooks = [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)];
+      const hooks = runFinishedHooks(metrics.registry, notifier.hook);
       const running = await serveApi({
         settings,
         log,
         components,
         metricsRegistry: metrics.registry,
         extraApiKeys: useDevKey ? [dev.entry] : [],
-        runFinishedHooks,
+        runFinishedHooks: hooks,
       });
       const scheduler = await startScheduler({ settings, log, components });
-      const jobs = startJobLocations({ settings, log, components, hooks: runFinishedHooks });
-      const workerLocations = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
+      const jobs = startJobLocations({ settings, log, components, hooks });
       const worker = startWorker({
-        hooks: runFinishedHooks,
+        hooks,
         onScheduledStart: createScheduleDelayMetrics(metrics.registry),
         settings,
         log,
         components,
-        locations: workerLocations,
+        locations: workerLocationNames(settings.LOCATIONS),
         concurrency: settings.WORKER_CONCURRENCY,
       });
       closeOnSignals(

@@ -3,10 +3,9 @@ import { loadSettings } from '../config/settings.js';
 import { startJobLocations } from '../jobs/start-job-locations.js';
 import { createLogger } from '../log/logger.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
-import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
-import { rollupHook } from '../metrics/rollup-hook.js';
 import { startRuleEvaluation } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
+import { runFinishedHooks } from '../server/run-finished-hooks.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
 
 export function registerHubCommand(program: Command): void {
@@ -16,23 +15,20 @@ export function registerHubCommand(program: Command): void {
     .action(async () => {
       const settings = loadSettings(process.env, 'hub');
       const log = createLogger(settings.LOG_LEVEL, { process: 'hub' });
-      const components = await openComponents(settings, log, {
-        migrate: false,
-        secretsKey: settings.SECRETS_KEY ?? '',
-      });
+      const components = await openComponents(settings, log, { migrate: false });
       const metrics = await startProcessMetrics('hub', settings, log);
       // The hub records the results of runner Jobs (their reports, and the failures its Job watcher sees):
       // they get the same rollups, rule evaluation and counters as results recorded by workers.
       const rules = startRuleEvaluation(settings);
-      const runFinishedHooks = [rollupHook, rules.hook, createRunOutcomeMetrics(metrics.registry)];
+      const hooks = runFinishedHooks(metrics.registry, rules.hook);
       const api = await serveApi({
         settings,
         log,
         components,
         metricsRegistry: metrics.registry,
-        runFinishedHooks,
+        runFinishedHooks: hooks,
       });
-      const jobs = startJobLocations({ settings, log, components, hooks: runFinishedHooks });
+      const jobs = startJobLocations({ settings, log, components, hooks });
       closeOnSignals(
         {
           close: async () => {

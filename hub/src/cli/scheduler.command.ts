@@ -13,10 +13,7 @@ export function registerSchedulerCommand(program: Command): void {
     .action(async () => {
       const settings = loadSettings(process.env, 'scheduler');
       const log = createLogger(settings.LOG_LEVEL, { process: 'scheduler' });
-      const components = await openComponents(settings, log, {
-        migrate: false,
-        secretsKey: settings.SECRETS_KEY ?? '',
-      });
+      const components = await openComponents(settings, log, { migrate: false });
       const metrics = await startProcessMetrics('scheduler', settings, log);
       const scheduler = await startScheduler({ settings, log, components });
       closeOnSignals(

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { loadSettings } from '../config/settings.js';
+import { workerLocationNames } from '../config/locations.js';
+import { loadSettings, workerConcurrencySchema } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { rollupHook } from '../metrics/rollup-hook.js';
 import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
-import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
+import { runFinishedHooks } from '../server/run-finished-hooks.js';
 import { closeOnSignals } from '../server/serve-api.js';
 import { startWorker } from '../worker/start-worker.js';
 
@@ -24,7 +24,7 @@ export function registerWorkerCommand(program: Command): void {
         .split(',')
         .map((l) => l.trim())
         .filter((l) => l !== '');
-      const configured = settings.LOCATIONS.filter((l) => l.executor === 'worker').map((l) => l.name);
+      const configured = workerLocationNames(settings.LOCATIONS);
       const unknown = locations.filter((l) => !configured.includes(l));
       if (unknown.length > 0 || locations.length === 0) {
         program.error(
@@ -32,14 +32,13 @@ export function registerWorkerCommand(program: Command): void {
         );
       }
       const concurrency =
-        options.concurrency === undefined ? settings.WORKER_CONCURRENCY : Number(options.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) {
+        options.concurrency === undefined
+          ? settings.WORKER_CONCURRENCY
+          : workerConcurrencySchema.safeParse(options.concurrency).data;
+      if (concurrency === undefined) {
         program.error('meerkat worker: --concurrency must be an integer from 1 to 1000');
       }
-      const components = await openComponents(settings, log, {
-        migrate: false,
-        secretsKey: settings.SECRETS_KEY ?? '',
-      });
+      const components = await openComponents(settings, log, { migrate: false });
       const metrics = await startProcessMetrics('worker', settings, log);
       const notifier = startNotifier({
         settings,
@@ -53,7 +52,7 @@ export function registerWorkerCommand(program: Command): void {
         components,
         locations,
         concurrency,
-        hooks: [rollupHook, notifier.hook, createRunOutcomeMetrics(metrics.registry)],
+        hooks: runFinishedHooks(metrics.registry, notifier.hook),
         onScheduledStart: createScheduleDelayMetrics(metrics.registry),
       });
       closeOnSignals(

@@ -26,7 +26,8 @@ export interface Components {
 export interface OpenOptions {
   /** `dev` migrates its own database; every other process refuses one that is behind. */
   migrate: boolean;
-  secretsKey: string;
+  /** The key of the credential cipher; default SECRETS_KEY (which `dev` may lack, and makes up). */
+  secretsKey?: string;
 }
 
 /**
@@ -75,7 +76,7 @@ export async function openComponents(
 
   const readiness: ReadinessCheck[] = [{ name: 'database', check: () => pingDatabase(database.db) }];
   if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
-  const cipher = createCredentialCipher(options.secretsKey);
+  const cipher = createCredentialCipher(options.secretsKey ?? settings.SECRETS_KEY ?? '');
   const secrets = await openSecretStore(settings, database.db, cipher, log);
   const runQueue =
     settings.REDIS_URL === undefined
