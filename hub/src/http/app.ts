@@ -54,11 +54,12 @@ export interface AppDeps {
   monitorDependants?: readonly MonitorDependant[];
   clock?: Clock;
   version?: string;
-  /** Below this success rate (percent) a monitor whose latest run passed is degraded; default 99. */
-  healthSuccessThresholdPercent?: number;
   /** How old the fleet metrics may be, in percent of their period (METRICS_FLEET_MAX_AGE_PERCENT). */
   metricsFleetMaxAgePercent?: number;
-  /** The metrics service, when the process shares it (with its Prometheus health gauges); else one is made. */
+  /**
+   * The metrics service, when the process shares it (with its Prometheus health gauges); else one is made with
+   * the default success threshold (99 percent).
+   */
   metrics?: MetricsService;
   /** Runs first on every request: the Prometheus HTTP request timer of the process. */
   requestObserver?: RequestHandler;
@@ -122,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
     createMetricsService({
       db: deps.db,
       clock,
-      successThresholdPercent: deps.healthSuccessThresholdPercent ?? 99,
+      successThresholdPercent: 99,
       ...(deps.metricsFleetMaxAgePercent === undefined
         ? {}
         : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),

@@ -4,12 +4,25 @@ import type { AddressInfo } from 'node:net';
 export interface ListeningServer {
   /** `http://host:port`, with an IPv6 host in brackets. */
   url: string;
-  /** Stops listening and drops open connections (a scrape or probe in flight is not waited for). */
+  /** Stops listening and closes the connections as `ListenOptions.closeConnections` says. */
   close: () => Promise<void>;
 }
 
+export interface ListenOptions {
+  /**
+   * `all` (default): close drops every open connection (a scrape or probe in flight is not waited for).
+   * `idle`: close drops the idle ones; requests in flight finish, then their connections close.
+   */
+  closeConnections?: 'all' | 'idle';
+}
+
 /** Listens on `host:port` (0 for a free port); rejects when the port cannot be taken. */
-export async function listen(server: Server, port: number, host: string): Promise<ListeningServer> {
+export async function listen(
+  server: Server,
+  port: number,
+  host: string,
+  options: ListenOptions = {},
+): Promise<ListeningServer> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -21,7 +34,8 @@ export async function listen(server: Server, port: number, host: string): Promis
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        if (options.closeConnections === 'idle') server.closeIdleConnections();
+        else server.closeAllConnections();
       }),
   };
 }

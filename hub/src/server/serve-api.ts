@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createApiKeyVerifier, type ApiKeyEntry } from '../auth/api-keys.js';
@@ -16,6 +16,7 @@ import { scheduleDependant } from '../scheduling/schedule-dependant.js';
 import { slackSettingsOf } from '../slack/slack-settings.js';
 import { systemClock } from '../system/clock.js';
 import type { Components } from './components.js';
+import { listen } from './listen.js';
 
 export interface ServeOptions {
   settings: Readonly<Settings>;
@@ -71,33 +72,20 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     monitorDependants: [notificationRuleDependant(systemClock), scheduleDependant],
     readiness: components.readiness,
     locations: settings.LOCATIONS.map((location) => location.name),
-    healthSuccessThresholdPercent: settings.HEALTH_SUCCESS_THRESHOLD_PERCENT,
     metrics,
     runFinishedHooks: options.runFinishedHooks ?? [],
     slack: slackSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(settings.PORT, settings.HOST, (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    );
-  });
-  const url = `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${settings.PORT}`;
+  const server = createServer(app);
+  // Idle connections only: requests in flight finish before their connections close.
+  const { url, close } = await listen(server, settings.PORT, settings.HOST, { closeConnections: 'idle' });
   log.info(
     { url, database: components.database.description, redis: settings.REDIS_URL !== undefined },
     'hub API listening',
   );
 
-  return {
-    server,
-    url,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-    },
-  };
+  return { server, url, close };
 }
 
 /** Stops cleanly on SIGINT/SIGTERM: in-flight requests finish, then connections close. */
