@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
 import type { Components } from '../server/components.js';
-import { systemClock } from '../system/clock.js';
-import { startMaintenance } from '../worker/maintenance.js';
+import { startPeriodic } from '../server/periodic.js';
+import { startProcessMaintenance } from '../worker/maintenance.js';
 import { drainScheduleOutbox, reconcileAllSchedules } from './schedule-reconciler.js';
 
 const OUTBOX_POLL_MS = 1000;
@@ -22,32 +22,26 @@ export async function startScheduler(options: {
   await reconcileAllSchedules(components.db, components.runQueue, locations, log);
   await drainScheduleOutbox(components.db, components.runQueue);
 
-  let busy: Promise<unknown> = Promise.resolve();
   let lastFull = Date.now();
-  const tick = () => {
-    busy = (async () => {
+  const sync = startPeriodic(
+    async () => {
       if (Date.now() - lastFull >= FULL_RECONCILE_MS) {
         lastFull = Date.now();
         await reconcileAllSchedules(components.db, components.runQueue, locations, log);
       }
       while ((await drainScheduleOutbox(components.db, components.runQueue)) > 0);
-    })().catch((error: unknown) => log.error({ err: error }, 'schedule sync failed'));
-  };
-  const timer = setInterval(() => void busy.then(tick), OUTBOX_POLL_MS);
-  timer.unref();
-  const maintenance = startMaintenance({
-    db: components.db,
-    clock: systemClock,
-    log,
-    runTimeoutMs: settings.RUN_TIMEOUT_MS,
-    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
-    retentionDays: settings.RUN_RETENTION_DAYS,
-  });
+    },
+    OUTBOX_POLL_MS,
+    (error) => log.error({ err: error }, 'schedule sync failed'),
+  );
+  const maintenance = startProcessMaintenance(
+    { settings, db: components.db, log },
+    { retentionDays: settings.RUN_RETENTION_DAYS },
+  );
   log.info({ locations }, 'scheduler running');
   return {
     async close() {
-      clearInterval(timer);
-      await busy;
+      await sync.stop();
       await maintenance.stop();
     },
   };

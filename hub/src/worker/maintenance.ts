@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
+import type { Settings } from '../config/settings.js';
 import type { Db } from '../db/database.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
 import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import { deleteRunsBefore, findStuckRuns, type RunRow } from '../runs/run.repository.js';
-import type { Clock } from '../system/clock.js';
+import { startPeriodic } from '../server/periodic.js';
+import { systemClock, type Clock } from '../system/clock.js';
 
 export interface MaintenanceOptions {
   db: Db;
@@ -70,23 +72,31 @@ export async function deleteExpiredRuns(
   }
 }
 
-/** Runs the reaper (and retention) every interval until stopped. */
+/** Runs the reaper (and retention) every interval until stopped; a pass never overlaps the next. */
 export function startMaintenance(options: MaintenanceOptions): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
+  return startPeriodic(
+    async () => {
       if (options.reapWithHooks !== undefined)
         await reapStuckRuns({ ...options, hooks: options.reapWithHooks });
       if (options.retentionDays !== undefined)
         await deleteExpiredRuns({ ...options, retentionDays: options.retentionDays });
-    })().catch((error: unknown) => options.log.error({ err: error }, 'run maintenance failed'));
-  };
-  const timer = setInterval(tick, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
     },
-  };
+    options.intervalMs,
+    (error) => options.log.error({ err: error }, 'run maintenance failed'),
+  );
+}
+
+/** startMaintenance as a process runs it: RUN_TIMEOUT_MS, every REAPER_INTERVAL_SECONDS, on the system clock. */
+export function startProcessMaintenance(
+  { settings, db, log }: { settings: Readonly<Settings>; db: Db; log: Logger },
+  duties: Pick<MaintenanceOptions, 'reapWithHooks' | 'retentionDays'>,
+): { stop(): Promise<void> } {
+  return startMaintenance({
+    db,
+    clock: systemClock,
+    log,
+    runTimeoutMs: settings.RUN_TIMEOUT_MS,
+    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
+    ...duties,
+  });
 }

@@ -6,7 +6,7 @@ import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createMonitorRunner } from '../runner/monitor-runner.js';
 import type { Components } from '../server/components.js';
 import { systemClock } from '../system/clock.js';
-import { startMaintenance } from './maintenance.js';
+import { startProcessMaintenance } from './maintenance.js';
 import { createRunJobHandler } from './run-job-handler.js';
 import { createWorkerExecutor } from './worker-executor.js';
 
@@ -57,14 +57,10 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency,
   });
-  const maintenance = startMaintenance({
-    db: components.db,
-    clock: systemClock,
-    log,
-    runTimeoutMs: settings.RUN_TIMEOUT_MS,
-    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
-    reapWithHooks: options.hooks ?? [],
-  });
+  const maintenance = startProcessMaintenance(
+    { settings, db: components.db, log },
+    { reapWithHooks: options.hooks ?? [] },
+  );
   log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
 
   return {
