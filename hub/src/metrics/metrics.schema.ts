@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { monitorIdSchema } from '../contract/monitor-definition.js';
+import { ERROR_CLASSES } from '../runner/run-outcome.js';
 
 export const periodSchema = z.enum(['1h', '6h', '24h', '7d', '30d']).meta({ id: 'MetricsPeriod' });
 export type Period = z.infer<typeof periodSchema>;
@@ -56,7 +57,7 @@ export const monitorMetricsSchema = z
     uptimePercent: z.number(),
     recentFailures: z.array(z.object({ id: z.string(), startedAt: timestamp, errors: z.array(z.string()) })),
     errorDistribution: z.record(z.string(), z.number().int()).meta({
-      description: 'Failed runs by error class: assertion, timeout, connection, dns, tls, http, runner.',
+      description: `Failed runs by error class: ${ERROR_CLASSES.join(', ')}.`,
     }),
     lastRun: z
       .object({

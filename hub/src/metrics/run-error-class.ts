@@ -1,14 +1,6 @@
-import type { ErrorClass } from '../runner/run-outcome.js';
+import { ERROR_CLASSES, type ErrorClass } from '../runner/run-outcome.js';
 
-const errorClasses: ReadonlySet<string> = new Set<ErrorClass>([
-  'assertion',
-  'timeout',
-  'connection',
-  'dns',
-  'tls',
-  'http',
-  'runner',
-]);
+const errorClasses: ReadonlySet<string> = new Set<ErrorClass>(ERROR_CLASSES);
 
 /**
  * The one class a failed run is counted under in `errorDistribution`: the class of its first failed step, in

@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 
 /** The error classes of DESIGN.md "Health": the keys of a monitor's `errorDistribution`. */
-export type ErrorClass = 'assertion' | 'timeout' | 'connection' | 'dns' | 'tls' | 'http' | 'runner';
+export const ERROR_CLASSES = ['assertion', 'timeout', 'connection', 'dns', 'tls', 'http', 'runner'] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 export interface StepTimings {
   /** From the start of the request to the end of its body: what a `responseTime` assertion compares. */
