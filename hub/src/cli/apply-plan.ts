@@ -1,23 +1,14 @@
 import { diffJson, type FieldChange } from '../contract/definition-diff.js';
-import type { Monitor, MonitorDefinition } from '../contract/monitor-definition.js';
+import type { Monitor } from '../contract/monitor-definition.js';
+import { definitionOf } from '../contract/stored-monitor.js';
 import type { HubClient } from './hub-client.js';
-import type { MonitorDocument } from './monitor-documents.js';
+import { identityKey, type MonitorDocument } from './monitor-documents.js';
 
 export type PlannedAction =
   | { kind: 'create'; document: MonitorDocument }
   | { kind: 'change'; document: MonitorDocument; current: Monitor; changes: FieldChange[] }
   | { kind: 'unchanged'; document: MonitorDocument; current: Monitor }
   | { kind: 'prune'; current: Monitor };
-
-/** The part of a stored monitor that a document defines: everything but the server's fields. */
-function definitionOf(monitor: Monitor): Omit<Monitor, 'id' | 'createdAt' | 'updatedAt'> {
-  const { id, createdAt, updatedAt, ...definition } = monitor;
-  return definition;
-}
-
-export function identityKey(monitor: Pick<MonitorDefinition, 'project' | 'environment' | 'name'>): string {
-  return `${monitor.project}/${monitor.environment}/${monitor.name}`;
-}
 
 /** Compares each document with what the hub has; reads only. */
 export async function planApply(

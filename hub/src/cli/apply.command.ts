@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadClientSettings } from '../config/client-settings.js';
 import { describeAction, executeAction, planApply, type PlannedAction } from './apply-plan.js';
 import { createHubClient, HubRequestError } from './hub-client.js';
-import { describeSource, readMonitorDocuments } from './monitor-documents.js';
+import { describeProblem, describeSource, readMonitorDocuments } from './monitor-documents.js';
 
 interface ApplyOptions {
   filename: string[];
@@ -32,10 +32,7 @@ export function registerApplyCommand(program: Command): void {
       const settings = loadClientSettings(process.env);
       const { documents, problems } = await readMonitorDocuments(options.filename);
       if (problems.length > 0) {
-        for (const p of problems)
-          process.stderr.write(
-            `${describeSource(p.source)}: ${p.path === '' ? '' : `${p.path}: `}${p.message}\n`,
-          );
+        for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
         process.stderr.write(`meerkat apply: ${problems.length} problem(s); nothing was changed\n`);
         process.exitCode = 1;
         return;

@@ -6,6 +6,7 @@ import {
   monitorIdSchema,
   type MonitorDefinition,
 } from '../contract/monitor-definition.js';
+import { describeIssue } from '../contract/issue-path.js';
 import { isMonitorResource, monitorResourceToDefinition } from '../contract/monitor-resource.js';
 import { toFieldIssues } from '../http/validation.js';
 
@@ -30,6 +31,16 @@ export interface DocumentProblem {
 
 export function describeSource(source: DocumentSource): string {
   return `${source.file}:${source.index}`;
+}
+
+/** A problem as the commands print it: `file:N: path: message`. */
+export function describeProblem(problem: DocumentProblem): string {
+  return `${describeSource(problem.source)}: ${describeIssue(problem)}`;
+}
+
+/** How a monitor is known across files and the hub: `project/environment/name`. */
+export function identityKey(monitor: Pick<MonitorDefinition, 'project' | 'environment' | 'name'>): string {
+  return `${monitor.project}/${monitor.environment}/${monitor.name}`;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -121,7 +132,7 @@ function findDuplicateIdentities(documents: MonitorDocument[]): DocumentProblem[
   const seen = new Map<string, DocumentSource>();
   const problems: DocumentProblem[] = [];
   for (const { source, definition } of documents) {
-    const key = `${definition.project}/${definition.environment}/${definition.name}`;
+    const key = identityKey(definition);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, source);
     else

@@ -6,7 +6,12 @@ import { secretNameSchema } from '../contract/secret-reference.js';
 import { createMonitorRunner, type RunOutcome } from '../runner/monitor-runner.js';
 import { formatRunReport } from '../runner/run-report.js';
 import type { SecretReader } from '../secrets/secret-store.js';
-import { describeSource, readMonitorDocuments, UnreadablePathError } from './monitor-documents.js';
+import {
+  describeProblem,
+  identityKey,
+  readMonitorDocuments,
+  UnreadablePathError,
+} from './monitor-documents.js';
 
 interface TestOptions {
   filename: string;
@@ -65,9 +70,7 @@ async function loadMonitors(options: TestOptions) {
   const { documents, problems } = await readMonitorDocuments([options.filename]).catch((error: unknown) => {
     throw error instanceof UnreadablePathError ? new UsageError(error.message) : error;
   });
-  const lines = problems.map(
-    (p) => `${describeSource(p.source)}: ${p.path === '' ? '' : `${p.path}: `}${p.message}`,
-  );
+  const lines = problems.map(describeProblem);
   if (lines.length > 0) throw new UsageError(lines.join('\n'));
   if (documents.length === 0) throw new UsageError(`no monitor documents in ${options.filename}`);
   if (options.env !== undefined && !scopeNameSchema.safeParse(options.env).success)
@@ -84,7 +87,7 @@ async function testMonitors(options: TestOptions): Promise<number> {
   const results: Array<{ monitor: string; outcome: RunOutcome }> = [];
   try {
     for (const monitor of monitors) {
-      const title = `${monitor.project}/${monitor.environment}/${monitor.name}`;
+      const title = identityKey(monitor);
       const outcome = await runner.run(monitor, { secrets, organizationId: 'local' });
       results.push({ monitor: title, outcome });
       if (options.json !== true) process.stdout.write(formatRunReport(title, outcome));

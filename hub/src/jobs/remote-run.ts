@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../contract/monitor-definition.js';
+import { definitionOf } from '../contract/stored-monitor.js';
 import type { HubClient } from '../cli/hub-client.js';
 import { createMonitorRunner } from '../runner/monitor-runner.js';
+import { MONITOR_DELETED_ERROR } from '../runner/run-outcome.js';
 import type { SecretReader } from '../secrets/secret-store.js';
 
 /** Secrets read over the hub's API (`POST /secrets/resolve`): a runner Job holds no database or key. */
@@ -35,13 +37,13 @@ export async function executeRemoteRun(options: {
   if (monitor === undefined) {
     await hub.reportRunResult(runId, {
       success: false,
-      errors: ['the monitor was deleted before the run started'],
+      errors: [MONITOR_DELETED_ERROR],
       steps: [],
       durationMs: 0,
     });
     return false;
   }
-  const { id, createdAt, updatedAt, ...definition } = monitor;
+  const definition = definitionOf(monitor);
   const runner = createMonitorRunner({
     requestTimeoutMs: options.requestTimeoutMs,
     runTimeoutMs: options.runTimeoutMs,

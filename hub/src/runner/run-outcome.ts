@@ -87,3 +87,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_REDIRECTS = 10;
+
+/** The error of a run whose monitor was gone when it started, as the worker and a runner Job report it. */
+export const MONITOR_DELETED_ERROR = 'the monitor was deleted before the run started';

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../contract/monitor-definition.js';
+import { definitionOf } from '../contract/stored-monitor.js';
 import type { Db } from '../db/database.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
 import { monitorRowToMonitor } from '../monitors/monitor.service.js';
-import type { RunOutcome } from '../runner/run-outcome.js';
+import { MONITOR_DELETED_ERROR, type RunOutcome } from '../runner/run-outcome.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
 import { claimRun } from '../runs/run.repository.js';
@@ -41,7 +42,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
           run,
           {
             success: false,
-            errors: ['the monitor was deleted before the run started'],
+            errors: [MONITOR_DELETED_ERROR],
             steps: null,
             completedAt: started,
             durationMs: 0,
@@ -50,7 +51,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
         );
         return;
       }
-      const { id: _id, createdAt: _c, updatedAt: _u, ...definition } = monitorRowToMonitor(monitorRow);
+      const definition = definitionOf(monitorRowToMonitor(monitorRow));
       let outcome: RunOutcome;
       try {
         outcome = await deps.runner.run(
