@@ -3,9 +3,6 @@ import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
 import '../contract/zod-messages.js';
 import { ValidationError, type FieldIssue } from './errors.js';
 
-// secrets/secret-refs.ts still imports it from here.
-export { formatIssuePath };
-
 /** One issue per failing field; an unknown key is reported at its own path, not at its parent's. */
 export function toFieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue) =>

@@ -1,6 +1,6 @@
 import { secretReferenceSchema } from '../contract/secret-reference.js';
 import { ValidationError } from '../http/errors.js';
-import { formatIssuePath } from '../http/validation.js';
+import { formatIssuePath } from '../contract/issue-path.js';
 import { SecretFieldError, SecretNotFoundError } from './secret-errors.js';
 import type { SecretReader } from './secret-store.js';
 
