@@ -1,60 +1,31 @@
 // Two operator replicas (in-process, distinct identities) on the real kube-apiserver: only the Lease holder
 // reconciles and writes; when it stops the other takes over, and a holder that vanished without releasing the
 // Lease is replaced once the lease duration passes. Short leases keep it quick; nothing asserts how long it took.
-import { CoordinationV1Api, V1MicroTime, type KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type RunningOperator } from '../../operator/src/start-operator.js';
-import { startTestHub, type TestHub } from '../harness/hub.js';
-import {
-  adminKubeConfig,
-  createTestNamespace,
-  eventually,
-  type TestNamespace,
-} from '../kube/test-cluster.js';
-import { installMonitorCrd } from './monitor-crd-install.js';
+import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { adminKubeConfig, eventually } from '../kube/test-cluster.js';
 import {
   monitorsIn,
-  operatorKubeConfig,
   recordingHub,
   sampleNamed,
+  setUpOperatorTests,
   untilSynced,
 } from './operator-fixture.js';
 
-let hub: TestHub;
-let namespace: TestNamespace;
-let kubeConfig: KubeConfig;
-const running: RunningOperator[] = [];
-
-beforeAll(async () => {
-  await installMonitorCrd();
-  hub = await startTestHub();
-  namespace = await createTestNamespace('operator-lease');
-  kubeConfig = await operatorKubeConfig(namespace.name);
-});
-
-afterAll(async () => {
-  await Promise.all(running.map((operator) => operator.stop()));
-  await namespace?.delete();
-  await hub?.close();
-});
+const setup = setUpOperatorTests('operator-lease');
 
 function replica(identity: string, leaseName: string) {
-  const recorder = recordingHub(hub);
-  const operator = startOperator({
-    kubeConfig,
+  const recorder = recordingHub(setup.hub);
+  const operator = setup.startTestOperator({
     hub: recorder.client,
-    log: pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' }),
-    resyncMs: 60_000,
     leaderElection: {
-      namespace: namespace.name,
+      namespace: setup.namespace.name,
       leaseName,
       identity,
       leaseDurationMs: 1500,
       renewIntervalMs: 250,
     },
   });
-  running.push(operator);
   return { operator, writes: recorder.writes };
 }
 
@@ -62,7 +33,7 @@ const leaseHolder = async (leaseName: string) =>
   (
     await adminKubeConfig()
       .makeApiClient(CoordinationV1Api)
-      .readNamespacedLease({ namespace: namespace.name, name: leaseName })
+      .readNamespacedLease({ namespace: setup.namespace.name, name: leaseName })
   ).spec?.holderIdentity;
 
 describe('operator leader election', () => {
@@ -70,10 +41,10 @@ describe('operator leader election', () => {
     const first = replica('replica-a', 'handover');
     await eventually('replica-a leading', () => Promise.resolve(first.operator.isLeader()));
     const second = replica('replica-b', 'handover');
-    const monitors = monitorsIn(namespace.name);
+    const monitors = monitorsIn(setup.namespace.name);
 
-    await monitors.create(sampleNamed(namespace.name, 'while-a-leads'));
-    const early = await untilSynced(namespace.name, 'while-a-leads');
+    await monitors.create(sampleNamed(setup.namespace.name, 'while-a-leads'));
+    const early = await untilSynced(setup.namespace.name, 'while-a-leads');
     expect(await leaseHolder('handover')).toBe('replica-a');
     expect(first.writes).toContain(early.metadata.uid);
     expect(second.writes).toEqual([]);
@@ -85,8 +56,8 @@ describe('operator leader election', () => {
     await eventually('replica-b leading', () => Promise.resolve(second.operator.isLeader()));
     expect(await leaseHolder('handover')).toBe('replica-b');
     const writesBefore = first.writes.length;
-    await monitors.create(sampleNamed(namespace.name, 'while-b-leads'));
-    const late = await untilSynced(namespace.name, 'while-b-leads');
+    await monitors.create(sampleNamed(setup.namespace.name, 'while-b-leads'));
+    const late = await untilSynced(setup.namespace.name, 'while-b-leads');
     expect(second.writes).toContain(late.metadata.uid);
     expect(first.writes).toHaveLength(writesBefore);
   });
@@ -96,7 +67,7 @@ describe('operator leader election', () => {
     await adminKubeConfig()
       .makeApiClient(CoordinationV1Api)
       .createNamespacedLease({
-        namespace: namespace.name,
+        namespace: setup.namespace.name,
         body: {
           metadata: { name: 'expiry' },
           spec: {
@@ -111,8 +82,8 @@ describe('operator leader election', () => {
       Promise.resolve(survivor.operator.isLeader()),
     );
     expect(await leaseHolder('expiry')).toBe('replica-c');
-    await monitorsIn(namespace.name).create(sampleNamed(namespace.name, 'after-expiry'));
-    const resource = await untilSynced(namespace.name, 'after-expiry');
+    await monitorsIn(setup.namespace.name).create(sampleNamed(setup.namespace.name, 'after-expiry'));
+    const resource = await untilSynced(setup.namespace.name, 'after-expiry');
     expect(survivor.writes).toContain(resource.metadata.uid);
   });
 });

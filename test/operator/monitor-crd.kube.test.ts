@@ -1,17 +1,11 @@
 // The generated CRD on a real kube-apiserver: it must be structural (accepted, Established, no
 // NonStructuralSchema condition), and every sample must be accepted without a field pruned away.
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MONITOR_GROUP,
-  MONITOR_PLURAL,
-  MONITOR_VERSION,
-} from '../../operator/src/monitor-resource-status.js';
-import { adminKubeConfig, createTestNamespace, type TestNamespace } from '../kube/test-cluster.js';
+import { createTestNamespace, type TestNamespace } from '../kube/test-cluster.js';
 import { installMonitorCrd, readGeneratedCrd, readMonitorSamples } from './monitor-crd-install.js';
+import { monitorsIn } from './operator-fixture.js';
 
 let namespace: TestNamespace;
-const customObjects = () => adminKubeConfig().makeApiClient(CustomObjectsApi);
 
 beforeAll(async () => {
   namespace = await createTestNamespace('monitor-crd');
@@ -42,13 +36,7 @@ describe('the generated Monitor CRD', () => {
       await installMonitorCrd();
       const sample = readMonitorSamples(namespace.name).find((each) => each.file === file);
       if (!sample) throw new Error(`sample ${file} vanished`);
-      const created = (await customObjects().createNamespacedCustomObject({
-        group: MONITOR_GROUP,
-        version: MONITOR_VERSION,
-        plural: MONITOR_PLURAL,
-        namespace: namespace.name,
-        body: sample.resource,
-      })) as { spec: unknown };
+      const created = await monitorsIn(namespace.name).create(sample.resource);
       expect(created.spec).toEqual(sample.resource.spec);
     },
   );
@@ -59,14 +47,8 @@ describe('the generated Monitor CRD', () => {
     if (!sample) throw new Error('no samples');
     const spec = structuredClone(sample.resource.spec) as { nodes: Array<{ type: string }> };
     spec.nodes[0]!.type = 'FTP_REQUEST';
-    const refusal = await customObjects()
-      .createNamespacedCustomObject({
-        group: MONITOR_GROUP,
-        version: MONITOR_VERSION,
-        plural: MONITOR_PLURAL,
-        namespace: namespace.name,
-        body: { ...sample.resource, metadata: { name: 'bad-node-type' }, spec },
-      })
+    const refusal = await monitorsIn(namespace.name)
+      .create({ ...sample.resource, metadata: { name: 'bad-node-type' }, spec })
       .then(
         () => undefined,
         (error: unknown) => error as { code?: number; body?: string },

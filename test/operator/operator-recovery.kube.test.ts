@@ -1,58 +1,28 @@
 // The operator surviving what happens to it on a real kube-apiserver with a real hub: a watch answered 410 Gone,
 // a deletion while it was down, a monitor changed behind its back in the hub; and what it tells people meanwhile
 // (Events, health in status, /healthz, /readyz, Prometheus metrics).
-import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHubClient } from '../../hub/src/cli/hub-client.js';
+import { describe, expect, it } from 'vitest';
 import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-resource.js';
 import { startMetricsServer } from '../../hub/src/metrics/prometheus/metrics-server.js';
 import { startHealthServer } from '../../operator/src/health-server.js';
-import { startOperator, type OperatorOptions } from '../../operator/src/start-operator.js';
-import { startTestHub, type TestHub } from '../harness/hub.js';
-import { createTestNamespace, eventually, type TestNamespace } from '../kube/test-cluster.js';
-import { installMonitorCrd } from './monitor-crd-install.js';
+import type { OperatorOptions } from '../../operator/src/start-operator.js';
+import { eventually } from '../kube/test-cluster.js';
 import {
   condition,
   eventsFor,
   hubMonitorStatus,
   monitorsIn,
-  operatorKubeConfig,
   sampleNamed,
+  setUpOperatorTests,
   untilSynced,
 } from './operator-fixture.js';
 
-let hub: TestHub;
-let namespace: TestNamespace;
-let kubeConfig: KubeConfig;
-const toStop: Array<{ stop(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  await installMonitorCrd();
-  hub = await startTestHub();
-  namespace = await createTestNamespace('operator-recovery');
-  kubeConfig = await operatorKubeConfig(namespace.name);
-});
-
-afterAll(async () => {
-  for (const each of toStop) await each.stop();
-  await namespace?.delete();
-  await hub?.close();
-});
+const setup = setUpOperatorTests('operator-recovery');
 
 function operator(extra: Partial<OperatorOptions> = {}) {
   const registry = new Registry();
-  const running = startOperator({
-    kubeConfig,
-    hub: createHubClient(hub.url, hub.keys.acmeEditor),
-    log: pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' }),
-    resyncMs: 60_000,
-    registry,
-    ...extra,
-  });
-  toStop.push(running);
-  return { running, registry };
+  return { running: setup.startTestOperator({ registry, ...extra }), registry };
 }
 
 const counter = async (registry: Registry, name: string) =>
@@ -60,57 +30,57 @@ const counter = async (registry: Registry, name: string) =>
 
 describe('operator recovery', () => {
   it('lists again after a 410 Gone and reconciles what was created meanwhile', async () => {
-    const monitors = monitorsIn(namespace.name);
-    await monitors.create(sampleNamed(namespace.name, 'created-meanwhile'));
+    const monitors = monitorsIn(setup.namespace.name);
+    await monitors.create(sampleNamed(setup.namespace.name, 'created-meanwhile'));
     // Resuming from resourceVersion 1, long compacted out of the watch cache, is answered 410 Gone.
     const { running, registry } = operator({ resumeWatchFrom: '1' });
-    await untilSynced(namespace.name, 'created-meanwhile');
+    await untilSynced(setup.namespace.name, 'created-meanwhile');
     expect(await counter(registry, 'meerkat_operator_watch_restarts_total')).toBeGreaterThanOrEqual(1);
     // The watch that replaced it delivers new resources too.
-    await monitors.create(sampleNamed(namespace.name, 'created-after'));
-    await untilSynced(namespace.name, 'created-after');
+    await monitors.create(sampleNamed(setup.namespace.name, 'created-after'));
+    await untilSynced(setup.namespace.name, 'created-after');
     expect(await counter(registry, 'meerkat_operator_reconcile_total')).toBeGreaterThanOrEqual(2);
     await running.stop();
   });
 
   it('completes a deletion made while it was stopped', async () => {
-    const monitors = monitorsIn(namespace.name);
+    const monitors = monitorsIn(setup.namespace.name);
     const first = operator();
-    await monitors.create(sampleNamed(namespace.name, 'deleted-while-down'));
-    const { metadata } = await untilSynced(namespace.name, 'deleted-while-down');
+    await monitors.create(sampleNamed(setup.namespace.name, 'deleted-while-down'));
+    const { metadata } = await untilSynced(setup.namespace.name, 'deleted-while-down');
     await first.running.stop();
 
     await monitors.delete('deleted-while-down');
     // The finalizer holds the resource (Terminating), and the hub monitor is still there.
     expect((await monitors.get('deleted-while-down')).metadata.deletionTimestamp).toBeDefined();
-    expect(await hubMonitorStatus(hub, metadata.uid)).toBe(200);
+    expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(200);
 
     operator();
     await eventually('the resource being removed', () => monitors.gone('deleted-while-down'));
-    expect(await hubMonitorStatus(hub, metadata.uid)).toBe(404);
+    expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(404);
   });
 
   it('serves probes and metrics, records Events, refreshes health and repairs drift', async () => {
     const { running, registry } = operator({ refreshMs: 300 });
     const probes = await startHealthServer(running, 0, '127.0.0.1');
     const metrics = await startMetricsServer(registry, 0, '127.0.0.1');
-    toStop.push({ stop: () => probes.close() }, { stop: () => metrics.close() });
-    const monitors = monitorsIn(namespace.name);
+    setup.stopAfterAll({ stop: () => probes.close() }, { stop: () => metrics.close() });
+    const monitors = monitorsIn(setup.namespace.name);
 
     await eventually('/readyz answering 200', async () => (await fetch(`${probes.url}/readyz`)).ok);
     expect((await fetch(`${probes.url}/healthz`)).status).toBe(200);
 
     // A spec the hub refuses: Synced=False and a Warning Event with the hub's reason.
-    const sample = sampleNamed(namespace.name, 'refused');
+    const sample = sampleNamed(setup.namespace.name, 'refused');
     await monitors.create({ ...sample, spec: { ...sample.spec, frequency: { every: 0.1, unit: 'MINUTE' } } });
-    await untilSynced(namespace.name, 'refused', 'False');
+    await untilSynced(setup.namespace.name, 'refused', 'False');
     const [event] = await eventually('a HubRejectedSpec Event', async () =>
-      (await eventsFor(namespace.name, 'refused')).filter((each) => each.reason === 'HubRejectedSpec'),
+      (await eventsFor(setup.namespace.name, 'refused')).filter((each) => each.reason === 'HubRejectedSpec'),
     ).then((events) => (events.length ? events : Promise.reject(new Error('no event'))));
     expect(event).toMatchObject({ type: 'Warning', source: { component: 'meerkat-operator' } });
 
     // Health from the hub's metrics API: a monitor that never ran is degraded, its health Unknown.
-    await monitors.create(sampleNamed(namespace.name, 'watched'));
+    await monitors.create(sampleNamed(setup.namespace.name, 'watched'));
     const watched = await eventually('health in the status', async () => {
       const resource = await monitors.get('watched');
       return resource.status?.health ? resource : undefined;
@@ -122,13 +92,16 @@ describe('operator recovery', () => {
     const id = watched.metadata.uid;
     const frequencyInHub = async () =>
       JSON.stringify(
-        ((await (await hub.request('GET', `/monitor/${id}`)).json()) as { data: { frequency: unknown } }).data
-          .frequency,
+        (
+          (await (await setup.hub.request('GET', `/monitor/${id}`)).json()) as {
+            data: { frequency: unknown };
+          }
+        ).data.frequency,
       );
     const synced = await frequencyInHub();
     const definition = monitorResourceToDefinition(watched) as { frequency: unknown };
     const drifted = { ...definition, frequency: { every: 7, unit: 'HOUR' } };
-    expect((await hub.request('PUT', `/monitor/${id}`, { body: drifted })).status).toBe(200);
+    expect((await setup.hub.request('PUT', `/monitor/${id}`, { body: drifted })).status).toBe(200);
     expect(await frequencyInHub()).not.toBe(synced);
     await eventually('the hub monitor put back to the spec', async () => (await frequencyInHub()) === synced);
 
