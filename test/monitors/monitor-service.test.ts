@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
 import type { MonitorChange, MonitorDependant } from '../../hub/src/monitors/monitor-dependants.js';
 import type { MonitorSchemaMigration } from '../../hub/src/monitors/monitor-schema-migrations.js';
@@ -22,10 +22,14 @@ const clock = { now: () => new Date() };
 describe.each(databaseEngines)('the monitor service on $name', (engine) => {
   let db: Db;
   let dispose: () => Promise<void>;
-  beforeEach(async () => {
+  beforeAll(async () => {
     ({ db, dispose } = await engine.open());
   });
-  afterEach(() => dispose());
+  afterAll(() => dispose());
+  // The service writes only monitors (the dependants below record in memory): each test starts without any.
+  beforeEach(async () => {
+    await db.deleteFrom('monitors').execute();
+  });
 
   async function storeOldMonitor(id: string, schemaVersion: string) {
     const { frequency, ...rest } = validMonitor({ name: id });
