@@ -9,8 +9,6 @@ import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { loadSettings } from '../hub/src/config/settings.js';
 import { monitorDefinitionSchema } from '../hub/src/contract/monitor-definition.js';
-import { openDatabase } from '../hub/src/db/database.js';
-import { migrateToLatest } from '../hub/src/db/migrator.js';
 import { createMonitorService } from '../hub/src/monitors/monitor.service.js';
 import { scheduleDependant } from '../hub/src/scheduling/schedule-dependant.js';
 import { startScheduler } from '../hub/src/scheduling/start-scheduler.js';
@@ -76,11 +74,8 @@ try {
     },
     'worker',
   );
-  const bootstrap = openComponentsForMigration(services.databaseUrl);
-  await migrateToLatest(bootstrap.db);
-  await bootstrap.db.destroy();
   const components = await openComponents(settings, log, {
-    migrate: false,
+    migrate: true,
     secretsKey: settings.SECRETS_KEY ?? '',
   });
 
@@ -194,8 +189,4 @@ function benchMonitor(base: string, index: number) {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function openComponentsForMigration(url: string) {
-  return { db: openDatabase({ url, dataDir: '/nonexistent' }).db };
 }
