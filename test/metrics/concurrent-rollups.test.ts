@@ -7,7 +7,14 @@ import { rollupHook } from '../../hub/src/metrics/rollup-hook.js';
 import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-finished.js';
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { seedMonitor, type KnownRun } from './metrics-fixtures.js';
+import {
+  expectAllEqualsSumOfEach,
+  getData,
+  seedMonitor,
+  totalOf,
+  within1Percent,
+  type KnownRun,
+} from './metrics-fixtures.js';
 
 // Results of one monitor recorded at the same time in concurrent transactions on real PostgreSQL, through
 // recordRunResult with the rollup hook: nothing may be lost or counted twice in the minute, hour and day rows.
@@ -128,60 +135,18 @@ const histogramOf = (durations: number[]) => {
   for (const ms of durations) counts[bucketOf(ms)] = (counts[bucketOf(ms)] ?? 0) + 1;
   return counts;
 };
-const totalOf = (counts: unknown) =>
-  Object.values(counts as Record<string, number>).reduce((t, n) => t + n, 0);
-
-interface TierRow {
-  environment: string;
-  run_count: number;
-  success_count: number;
-  failure_count: number;
-  duration_count: number;
-  duration_sum_ms: number;
-  duration_min_ms: number | null;
-  duration_max_ms: number | null;
-  histogram: unknown;
-  error_classes: unknown;
-  first_minute: Date | null;
-}
-
-/** The "every environment" row is the sum of the environment rows, key by key. */
-function expectAllEqualsSumOfEach(rows: TierRow[], label: string) {
-  const all = rows.find((r) => r.environment === '')!;
-  const each = rows.filter((r) => r.environment !== '');
-  expect(all, label).toBeDefined();
-  const sum = (pick: (r: TierRow) => number) => each.reduce((t, r) => t + pick(r), 0);
-  expect(all.run_count, label).toBe(sum((r) => r.run_count));
-  expect(all.success_count, label).toBe(sum((r) => r.success_count));
-  expect(all.failure_count, label).toBe(sum((r) => r.failure_count));
-  expect(all.duration_count, label).toBe(sum((r) => r.duration_count));
-  expect(all.duration_sum_ms, label).toBe(sum((r) => r.duration_sum_ms));
-  expect(all.duration_min_ms, label).toBe(Math.min(...each.map((r) => r.duration_min_ms!)));
-  expect(all.duration_max_ms, label).toBe(Math.max(...each.map((r) => r.duration_max_ms!)));
-  expect(all.first_minute, label).toEqual(new Date(Math.min(...each.map((r) => r.first_minute!.getTime()))));
-  const merged = (column: 'histogram' | 'error_classes') => {
-    const counts: Record<string, number> = {};
-    for (const r of each)
-      for (const [key, n] of Object.entries(r[column] as Record<string, number>))
-        counts[key] = (counts[key] ?? 0) + n;
-    return counts;
-  };
-  expect(all.histogram, label).toEqual(merged('histogram'));
-  expect(all.error_classes, label).toEqual(merged('error_classes'));
-}
+/** The durations of the runs of `environment`, or of every environment (''). */
+const durationsOf = (runs: KnownRun[], environment: string) =>
+  runs.filter((r) => environment === '' || r.environment === environment).map((r) => r.durationMs);
 
 describe('rollups written by concurrent transactions', () => {
   let hub: TestHub;
   let writer: Db;
   let now = new Date('2026-01-31T09:40:30Z');
-  const monitor = async (id: string, query: string, clock: Date) => {
+  const monitor = (id: string, query: string, clock: Date) => {
     now = clock;
-    const res = await hub.request('GET', `/metrics/monitors/${id}?${query}`, { as: 'acmeViewer' });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: MonitorMetrics }).data;
+    return getData<MonitorMetrics>(hub, `/metrics/monitors/${id}?${query}`);
   };
-  const within1Percent = (value: number, expected: number) =>
-    expect(Math.abs(value - expected) / expected).toBeLessThanOrEqual(0.01);
   const tierColumns = [
     'environment',
     'run_count',
@@ -198,6 +163,24 @@ describe('rollups written by concurrent transactions', () => {
     'last_started_at',
     'last_success',
   ] as const;
+  /** A monitor's hour rows, by hour and environment. */
+  const hourRows = (monitorId: string) =>
+    hub.db
+      .selectFrom('run_rollups_hour')
+      .select([...tierColumns, 'hour'])
+      .where('monitor_id', '=', monitorId)
+      .orderBy('hour')
+      .orderBy('environment')
+      .execute();
+  /** A monitor's day rows, by day and environment. */
+  const dayRows = (monitorId: string) =>
+    hub.db
+      .selectFrom('run_rollups_day')
+      .select([...tierColumns, 'day'])
+      .where('monitor_id', '=', monitorId)
+      .orderBy('day')
+      .orderBy('environment')
+      .execute();
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => now } });
@@ -291,20 +274,9 @@ describe('rollups written by concurrent transactions', () => {
     });
 
     it('the hour and day rows hold the sums, and the last result of the latest run', async () => {
-      const hours = await hub.db
-        .selectFrom('run_rollups_hour')
-        .select([...tierColumns, 'hour'])
-        .where('monitor_id', '=', 'burst')
-        .orderBy('environment')
-        .execute();
-      const days = await hub.db
-        .selectFrom('run_rollups_day')
-        .select([...tierColumns, 'day'])
-        .where('monitor_id', '=', 'burst')
-        .orderBy('environment')
-        .execute();
-      const durations = (environment: string) =>
-        burst.filter((r) => environment === '' || r.environment === environment).map((r) => r.durationMs);
+      // One hour and one day: ordered by environment.
+      const hours = await hourRows('burst');
+      const days = await dayRows('burst');
       const row = (
         environment: string,
         [runs, failures]: [number, number],
@@ -321,7 +293,7 @@ describe('rollups written by concurrent transactions', () => {
         duration_sum_ms: sum,
         duration_min_ms: min,
         duration_max_ms: max,
-        histogram: histogramOf(durations(environment)),
+        histogram: histogramOf(durationsOf(burst, environment)),
         error_classes: errors,
         first_minute: at(29, '07:12:00'),
         last_started_at: new Date(at(29, '07:12:00').getTime() + lastSecond * 1000),
@@ -409,13 +381,7 @@ describe('rollups written by concurrent transactions', () => {
     });
 
     it('each hour holds its one run, per environment and for every environment', async () => {
-      const hours = await hub.db
-        .selectFrom('run_rollups_hour')
-        .select([...tierColumns, 'hour'])
-        .where('monitor_id', '=', 'spread')
-        .orderBy('hour')
-        .orderBy('environment')
-        .execute();
+      const hours = await hourRows('spread');
       expect(hours).toHaveLength(48);
       for (let h = 0; h < 24; h += 1) {
         const pair = hours.slice(2 * h, 2 * h + 2);
@@ -443,14 +409,7 @@ describe('rollups written by concurrent transactions', () => {
     });
 
     it('the day rows hold all 24 runs and the uptime of the whole day', async () => {
-      const days = await hub.db
-        .selectFrom('run_rollups_day')
-        .select([...tierColumns, 'day'])
-        .where('monitor_id', '=', 'spread')
-        .orderBy('environment')
-        .execute();
-      const durations = (environment: string) =>
-        spread.filter((r) => environment === '' || r.environment === environment).map((r) => r.durationMs);
+      const days = await dayRows('spread');
       const day = at(30, '00:00:00');
       expect(days).toEqual([
         {
@@ -466,7 +425,7 @@ describe('rollups written by concurrent transactions', () => {
           duration_sum_ms: 2676,
           duration_min_ms: 100,
           duration_max_ms: 123,
-          histogram: histogramOf(durations('')),
+          histogram: histogramOf(durationsOf(spread, '')),
           error_classes: { timeout: 2, dns: 2, http: 2 },
           first_minute: at(30, '00:30:00'),
           up_seconds: 64_800,
@@ -484,7 +443,7 @@ describe('rollups written by concurrent transactions', () => {
           duration_sum_ms: 1332,
           duration_min_ms: 100,
           duration_max_ms: 122,
-          histogram: histogramOf(durations('production')),
+          histogram: histogramOf(durationsOf(spread, 'production')),
           error_classes: {},
           first_minute: at(30, '00:30:00'),
           up_seconds: 84_600,
@@ -503,7 +462,7 @@ describe('rollups written by concurrent transactions', () => {
           duration_sum_ms: 1344,
           duration_min_ms: 101,
           duration_max_ms: 123,
-          histogram: histogramOf(durations('staging')),
+          histogram: histogramOf(durationsOf(spread, 'staging')),
           error_classes: { timeout: 2, dns: 2, http: 2 },
           first_minute: at(30, '01:30:00'),
           up_seconds: 43_200,

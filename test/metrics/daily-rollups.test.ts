@@ -6,7 +6,16 @@ import type {
 } from '../../hub/src/metrics/metrics.schema.js';
 import { planSegments } from '../../hub/src/metrics/rollup.repository.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { recordKnownRun, seedMonitor, type KnownRun } from './metrics-fixtures.js';
+import {
+  expectAllEqualsSumOfEach,
+  getBody,
+  getData,
+  recordKnownRun,
+  seedMonitor,
+  totalOf,
+  within1Percent,
+  type KnownRun,
+} from './metrics-fixtures.js';
 
 // Periods of 7 and 30 days read whole UTC days from the daily tier, hours for the partial days at the edges
 // and for the current day, and minutes for the partial hours at the edges. Every figure below is worked out by
@@ -100,16 +109,8 @@ const recordingOrder = [
 describe('figures read from the daily rollup tier', () => {
   let hub: TestHub;
   const ids: Record<string, string> = {};
-  const get = async <T>(path: string) => {
-    const res = await hub.request('GET', path, { as: 'acmeViewer' });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { data: T; total?: number };
-  };
-  const monitor = async (id: string, query: string) =>
-    (await get<MonitorMetrics>(`/metrics/monitors/${id}?${query}`)).data;
-  // Percentiles come from the 1.02 log histogram: within 1% of the exact nearest-rank duration.
-  const within1Percent = (value: number, expected: number) =>
-    expect(Math.abs(value - expected) / expected).toBeLessThanOrEqual(0.01);
+  const monitor = (id: string, query: string) =>
+    getData<MonitorMetrics>(hub, `/metrics/monitors/${id}?${query}`);
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW } });
@@ -245,7 +246,7 @@ describe('figures read from the daily rollup tier', () => {
   });
 
   it('30d summary and list over both monitors', async () => {
-    const summary = (await get<MetricsSummary>('/metrics/summary?period=30d')).data;
+    const summary = await getData<MetricsSummary>(hub, '/metrics/summary?period=30d');
     expect(summary).toMatchObject({
       period: '30d',
       periodStart: '2026-01-01T09:40:30.000Z',
@@ -271,7 +272,7 @@ describe('figures read from the daily rollup tier', () => {
     expect(summary.latency.p95DurationMs).toBe(5000);
     expect(summary.latency.p99DurationMs).toBe(5000);
 
-    const list = await get<MonitorMetricsRow[]>('/metrics/monitors?period=30d');
+    const list = await getBody<MonitorMetricsRow[]>(hub, '/metrics/monitors?period=30d');
     expect(list.total).toBe(2);
     expect(list.data.map((row) => row.monitorId)).toEqual(['daily', 'edge']);
     expect(list.data[0]).toMatchObject({
@@ -375,8 +376,6 @@ describe('figures read from the daily rollup tier', () => {
       .orderBy('monitor_id')
       .orderBy('day')
       .execute();
-    const total = (counts: unknown) =>
-      Object.values(counts as Record<string, number>).reduce((sum, n) => sum + n, 0);
     const byKey = new Map<string, typeof rows>();
     for (const r of rows) {
       const key = `${r.monitor_id} ${r.day.toISOString()}`;
@@ -386,29 +385,13 @@ describe('figures read from the daily rollup tier', () => {
     expect(byKey.size).toBe(9);
     for (const [key, group] of byKey) {
       const all = group.find((r) => r.environment === '');
-      const each = group.filter((r) => r.environment !== '');
       expect(all, key).toBeDefined();
-      expect(each.length, key).toBeGreaterThan(0);
-      const sum = (pick: (r: (typeof rows)[number]) => number) => each.reduce((t, r) => t + pick(r), 0);
-      expect(all!.run_count, key).toBe(sum((r) => r.run_count));
-      expect(all!.success_count, key).toBe(sum((r) => r.success_count));
-      expect(all!.failure_count, key).toBe(sum((r) => r.failure_count));
+      expect(group.filter((r) => r.environment !== '').length, key).toBeGreaterThan(0);
+      // Counts, durations, first minute, error classes; the histogram key by key (so its total too).
+      expectAllEqualsSumOfEach(group, key);
       expect(all!.run_count, key).toBe(all!.success_count + all!.failure_count);
-      expect(all!.duration_count, key).toBe(sum((r) => r.duration_count));
-      expect(all!.duration_sum_ms, key).toBe(sum((r) => r.duration_sum_ms));
-      expect(all!.duration_min_ms, key).toBe(Math.min(...each.map((r) => r.duration_min_ms!)));
-      expect(all!.duration_max_ms, key).toBe(Math.max(...each.map((r) => r.duration_max_ms!)));
-      expect(total(all!.histogram), key).toBe(sum((r) => total(r.histogram)));
-      expect(total(all!.histogram), key).toBe(all!.duration_count);
-      expect(total(all!.error_classes), key).toBe(all!.failure_count);
-      const errors: Record<string, number> = {};
-      for (const r of each)
-        for (const [k, n] of Object.entries(r.error_classes as unknown as Record<string, number>))
-          errors[k] = (errors[k] ?? 0) + n;
-      expect(all!.error_classes, key).toEqual(errors);
-      expect(all!.first_minute, key).toEqual(
-        new Date(Math.min(...each.map((r) => r.first_minute!.getTime()))),
-      );
+      expect(totalOf(all!.histogram), key).toBe(all!.duration_count);
+      expect(totalOf(all!.error_classes), key).toBe(all!.failure_count);
     }
     // In total: daily 15 runs (R1-R15): 3 in staging (R4, R10, R13), 12 in production; edge 2.
     const runsOf = (monitorId: string, environment: string) =>

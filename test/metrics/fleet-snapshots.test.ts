@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricsSummary, MonitorMetricsRow } from '../../hub/src/metrics/metrics.schema.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { at, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
+import { at, getData, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
 
 // The fleet endpoints' period figures come from a snapshot that may be 0.2% of the period old (7.2 s for 1h),
 // and up to twice that while a refresh runs; status and last-run times are read on every request.
@@ -9,16 +9,8 @@ describe('fleet figures from snapshots', () => {
   let clock = NOW.getTime();
   let hub: TestHub;
   let fresh: TestHub;
-  const list = async (on: TestHub) => {
-    const res = await on.request('GET', '/metrics/monitors?period=1h', { as: 'acmeViewer' });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: MonitorMetricsRow[] }).data;
-  };
-  const summary = async () => {
-    const res = await hub.request('GET', '/metrics/summary?period=1h', { as: 'acmeViewer' });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: MetricsSummary }).data;
-  };
+  const list = (on: TestHub) => getData<MonitorMetricsRow[]>(on, '/metrics/monitors?period=1h');
+  const summary = () => getData<MetricsSummary>(hub, '/metrics/summary?period=1h');
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => new Date(clock) } });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MonitorMetrics } from '../../hub/src/metrics/metrics.schema.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { seedMonitor } from './metrics-fixtures.js';
+import { getData, seedMonitor } from './metrics-fixtures.js';
 
 // Periods longer than two hours read whole hours from the hourly tier and minutes only at the edges; these
 // figures are worked out by hand from the minute definitions, with the clock held off the hour (12:30:30).
@@ -12,11 +12,7 @@ const on = (day: number, time: string) => new Date(`2026-01-${String(day).padSta
 
 describe('figures read from the hourly rollup tier', () => {
   let hub: TestHub;
-  const monitor = async (query: string) => {
-    const res = await hub.request('GET', `/metrics/monitors/hours?${query}`, { as: 'acmeViewer' });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: MonitorMetrics }).data;
-  };
+  const monitor = (query: string) => getData<MonitorMetrics>(hub, `/metrics/monitors/hours?${query}`);
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW } });

@@ -8,17 +8,16 @@ import type { MonitorMetrics, MonitorMetricsRow } from '../../hub/src/metrics/me
 import { deleteExpiredRuns } from '../../hub/src/worker/maintenance.js';
 import { createTestDatabase } from '../harness/database.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { at, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
+import { at, getData, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
 
 // Each monitor's latest runs are kept in monitor_latest_runs by the rollup hook; these check that the kept
 // row is what reading the runs newest first (by creation) would give.
 describe('the latest runs of each monitor', () => {
   let hub: TestHub;
-  const row = async (id: string, query = '') => {
-    const res = await hub.request('GET', `/metrics/monitors?period=24h${query}`, { as: 'acmeViewer' });
-    const rows = ((await res.json()) as { data: MonitorMetricsRow[] }).data;
-    return rows.find((r) => r.monitorId === id);
-  };
+  const row = async (id: string, query = '') =>
+    (await getData<MonitorMetricsRow[]>(hub, `/metrics/monitors?period=24h${query}`)).find(
+      (r) => r.monitorId === id,
+    );
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW }, metricsFleetMaxAgePercent: 0 });
@@ -50,8 +49,7 @@ describe('the latest runs of each monitor', () => {
       lastSuccessAt: at('11:10').toISOString(),
       lastFailureAt: at('11:40').toISOString(),
     });
-    const one = await hub.request('GET', '/metrics/monitors/ordered?period=24h', { as: 'acmeViewer' });
-    const { lastRun } = ((await one.json()) as { data: MonitorMetrics }).data;
+    const { lastRun } = await getData<MonitorMetrics>(hub, '/metrics/monitors/ordered?period=24h');
     expect(lastRun).toEqual({
       id: staging,
       status: 'completed',

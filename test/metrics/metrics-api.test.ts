@@ -6,7 +6,15 @@ import type {
 } from '../../hub/src/metrics/metrics.schema.js';
 import { createMetricsService } from '../../hub/src/metrics/metrics.service.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { at, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
+import {
+  at,
+  getBody,
+  getData,
+  NOW,
+  recordKnownRun,
+  seedMonitor,
+  within1Percent,
+} from './metrics-fixtures.js';
 
 // Every expected figure below is worked out by hand from these runs, with the hub's clock held at 12:00.
 // steady:  10 successes at 11:05, 11:10, ... 11:50 taking 100, 200, ... 1000 ms.
@@ -31,8 +39,6 @@ describe('metrics endpoints over known runs', () => {
     const res = await hub.request('GET', path, { as });
     return { status: res.status, body: (await res.json()) as Body<T> };
   };
-  const within1Percent = (value: number, expected: number) =>
-    expect(Math.abs(value - expected) / expected).toBeLessThanOrEqual(0.01);
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW } });
@@ -74,9 +80,7 @@ describe('metrics endpoints over known runs', () => {
   });
 
   it('a healthy monitor reports its counts, latency percentiles within 1% and full uptime', async () => {
-    const { status, body } = await get<MonitorMetrics>('/metrics/monitors/steady?period=1h');
-    expect(status).toBe(200);
-    const m = body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/steady?period=1h');
     expect(m).toMatchObject({
       monitorId: 'steady',
       monitorName: 'steady',
@@ -104,7 +108,7 @@ describe('metrics endpoints over known runs', () => {
   });
 
   it('a monitor whose latest run passed below the success threshold is degraded, with time-weighted uptime', async () => {
-    const m = (await get<MonitorMetrics>('/metrics/monitors/flaky?period=1h')).body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/flaky?period=1h');
     expect(m.status).toBe('degraded');
     expect(m.runs).toEqual({ total: 3, successful: 2, failed: 1, successRate: 66.67 });
     // Down 11:00-11:15 (the 10:30 failure carries over), up 11:15-11:30, down 11:30-11:45, up 11:45-12:00.
@@ -116,7 +120,7 @@ describe('metrics endpoints over known runs', () => {
   });
 
   it('a monitor whose latest run failed is failing, counting each failed run under its error class', async () => {
-    const m = (await get<MonitorMetrics>('/metrics/monitors/broken?period=1h')).body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/broken?period=1h');
     expect(m.status).toBe('failing');
     expect(m.runs).toEqual({ total: 4, successful: 1, failed: 3, successRate: 25 });
     expect(m.errorDistribution).toEqual({ timeout: 1, connection: 1, dns: 1 });
@@ -130,13 +134,13 @@ describe('metrics endpoints over known runs', () => {
   });
 
   it('the 24h period reaches back to runs the 1h period leaves out', async () => {
-    const m = (await get<MonitorMetrics>('/metrics/monitors/flaky?period=24h')).body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/flaky?period=24h');
     expect(m.runs).toEqual({ total: 4, successful: 2, failed: 2, successRate: 50 });
     expect(m.errorDistribution).toEqual({ connection: 1, assertion: 1 });
   });
 
   it('a monitor without runs is degraded with zero figures and no last run', async () => {
-    const m = (await get<MonitorMetrics>('/metrics/monitors/idle')).body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/idle');
     expect(m).toMatchObject({ status: 'degraded', period: '24h', uptimePercent: 0, lastRun: null });
     expect(m.runs).toEqual({ total: 0, successful: 0, failed: 0, successRate: 0 });
     expect(m.latency.p95DurationMs).toBe(0);
@@ -152,7 +156,7 @@ describe('metrics endpoints over known runs', () => {
   });
 
   it('the summary counts monitors, runs, fleet percentiles, mean uptime and failing streaks', async () => {
-    const s = (await get<MetricsSummary>('/metrics/summary?period=1h')).body.data;
+    const s = await getData<MetricsSummary>(hub, '/metrics/summary?period=1h');
     expect(s.monitors).toEqual({ total: 5, passing: 3, failing: 1, noRecentRuns: 1 });
     expect(s.runs).toEqual({ total: 18, successful: 14, failed: 4, successRate: 77.78 });
     // 18 durations: 50, 100..1000, 2000 x3, 3000 x4; the 9th is 800, the 18th 3000.
@@ -172,13 +176,13 @@ describe('metrics endpoints over known runs', () => {
   });
 
   it('the summary of an environment counts only its monitors', async () => {
-    const s = (await get<MetricsSummary>('/metrics/summary?period=1h&environment=staging')).body.data;
+    const s = await getData<MetricsSummary>(hub, '/metrics/summary?period=1h&environment=staging');
     expect(s.monitors).toEqual({ total: 1, passing: 1, failing: 0, noRecentRuns: 0 });
     expect(s.runs.total).toBe(1);
   });
 
   it('lists rows sorted by name by default, with their last run times', async () => {
-    const { body } = await get<MonitorMetricsRow[]>('/metrics/monitors?period=1h');
+    const body = await getBody<MonitorMetricsRow[]>(hub, '/metrics/monitors?period=1h');
     expect(body.data.map((r) => r.monitorId)).toEqual(['broken', 'flaky', 'idle', 'staging-one', 'steady']);
     expect(body.total).toBe(5);
     expect(body.data[0]).toMatchObject({
@@ -195,7 +199,7 @@ describe('metrics endpoints over known runs', () => {
 
   it('sorts by any column either way, ties by name', async () => {
     const ids = async (query: string) =>
-      (await get<Array<{ monitorId: string }>>(`/metrics/monitors?period=1h&${query}`)).body.data.map(
+      (await getData<Array<{ monitorId: string }>>(hub, `/metrics/monitors?period=1h&${query}`)).map(
         (r) => r.monitorId,
       );
     expect(await ids('sort=run_count&order=desc')).toEqual([
@@ -245,7 +249,7 @@ describe('metrics endpoints over known runs', () => {
   it('keeps organizations apart', async () => {
     expect((await get('/metrics/monitors/steady', 'globexAdmin')).status).toBe(404);
     expect((await get('/metrics/monitors/globex-down')).status).toBe(404);
-    const globex = (await get<MetricsSummary>('/metrics/summary?period=1h', 'globexAdmin')).body.data;
+    const globex = await getData<MetricsSummary>(hub, '/metrics/summary?period=1h', 'globexAdmin');
     expect(globex.monitors).toEqual({ total: 1, passing: 0, failing: 1, noRecentRuns: 0 });
     expect(globex.runs.total).toBe(1);
   });
@@ -255,7 +259,7 @@ describe('metrics endpoints over known runs', () => {
       { at: new Date('2026-01-10T11:00:40Z'), success: true, durationMs: 10, location: 'eu-west' },
       { at: new Date('2026-01-10T11:00:10Z'), success: false, durationMs: 10, location: 'default' },
     ]);
-    const m = (await get<MonitorMetrics>('/metrics/monitors/two-places?period=1h')).body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/two-places?period=1h');
     expect(m.uptimePercent).toBe(100);
     expect(m.status).toBe('degraded');
     await hub.request('DELETE', '/monitor/two-places', { as: 'acmeAdmin' });
@@ -277,7 +281,7 @@ describe('metrics endpoints over known runs', () => {
       [rollupHook],
     );
     expect(again).toBeUndefined();
-    const m = (await get<MonitorMetrics>('/metrics/monitors/twice?period=1h')).body.data;
+    const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/twice?period=1h');
     expect(m.runs).toEqual({ total: 1, successful: 1, failed: 0, successRate: 100 });
     await hub.request('DELETE', '/monitor/twice', { as: 'acmeAdmin' });
   });
