@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { freePort, startMeerkat, type Started } from '../harness/processes.js';
-import { eventually, monitorAgainst, startTarget, type Target } from '../runs/run-fixtures.js';
+import { monitorAgainst, startTarget, type Target } from '../runs/run-fixtures.js';
 
 describe('meerkat dev without Redis', () => {
   let dataDir: string;

@@ -14,8 +14,9 @@ export const databaseEngines: EngineUnderTest[] = [
   {
     name: 'PostgreSQL',
     async open({ migrate = true } = {}) {
-      const database = await createTestDatabase();
+      const database = await createTestDatabase({ migrated: migrate });
       const { db } = openDatabase({ url: database.url, dataDir: '/nonexistent' });
+      // A clone of the migrated template: nothing to apply, unless a migration was added since (watch mode).
       if (migrate) await migrateToLatest(db);
       return {
         db,

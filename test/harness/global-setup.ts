@@ -1,13 +1,16 @@
-// vitest globalSetup: provides a PostgreSQL and a Redis server to all test files.
+// vitest globalSetup: provides a PostgreSQL and a Redis server to all test files, and a migrated template
+// database on that PostgreSQL server.
 // DATABASE_URL / REDIS_URL select existing servers; otherwise throwaway ones are started in temp dirs.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { createMigratedTemplate, dropDatabase } from './postgres-admin.js';
+import { freePort } from './processes.js';
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
@@ -81,18 +84,6 @@ function postgresUser(): RunAs {
     if (created.status !== 0) throw new Error(`could not create the postgres user: ${created.stderr}`);
   }
   return { uid: Number(id('-u').stdout), gid: Number(id('-g').stdout) };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('could not allocate a free port');
-  return address.port;
 }
 
 /** Spawns a child whose output goes to dir/<name>.log, kept for error messages. */
@@ -297,7 +288,16 @@ export async function startTestServices(): Promise<TestServices> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const services = await startTestServices();
+  // On whichever server is used, the external one too: createTestDatabase({ migrated: true }) clones it.
+  const template = await createMigratedTemplate(services.databaseUrl).catch(async (error: unknown) => {
+    await services.stop();
+    throw error;
+  });
   project.provide('databaseUrl', services.databaseUrl);
   project.provide('redisUrl', services.redisUrl);
-  return () => services.stop();
+  project.provide('templateDatabase', template);
+  return async () => {
+    await dropDatabase(services.databaseUrl, template);
+    await services.stop();
+  };
 }

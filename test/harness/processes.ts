@@ -1,4 +1,5 @@
 // Runs the real `meerkat` CLI (bin/meerkat.js) as a child process, the way a person or a Pod would.
+// Free of vitest APIs: global-setup.ts, which runs outside the test workers, uses freePort.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +89,48 @@ export function startMeerkat(
       reject(new Error(`meerkat ${args.join(' ')} exited with ${code}:\n${output}`));
     });
   });
+}
+
+export interface MeerkatProcess {
+  name: string;
+  process: Started;
+  /** `http://127.0.0.1:<PORT>`: the API, for a hub. */
+  url: string;
+  /** The process's Prometheus endpoint, on its METRICS_PORT. */
+  metricsUrl: string;
+}
+
+/**
+ * Starts meerkat processes side by side, as a deployment runs them, over one environment (DATABASE_URL,
+ * REDIS_URL, AUTH_API_KEYS, ...): each on free ports of its own (PORT, METRICS_PORT), on 127.0.0.1, logging at
+ * info. Resolves once all are ready; if any fails to start, stops the others and rejects.
+ */
+export async function startMeerkatProcesses(
+  env: Record<string, string>,
+  processes: Array<{ name: string; args: string[]; ready: RegExp }>,
+): Promise<MeerkatProcess[]> {
+  const results = await Promise.allSettled(
+    processes.map(async ({ name, args, ready }): Promise<MeerkatProcess> => {
+      const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+      const ports = { PORT: String(port), METRICS_PORT: String(metricsPort) };
+      const started = await startMeerkat(
+        args,
+        { HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, ...ports },
+        ready,
+      );
+      return {
+        name,
+        process: started,
+        url: `http://127.0.0.1:${port}`,
+        metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+      };
+    }),
+  );
+  const started = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = results.find((result) => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(started.map((p) => p.process.stop()));
+    throw failure.reason;
+  }
+  return started;
 }

@@ -7,5 +7,7 @@ declare module 'vitest' {
     /** Server-level URL (admin database); use createTestDatabase() for a per-file database. */
     databaseUrl: string;
     redisUrl: string;
+    /** A database on that server migrated to the latest schema; createTestDatabase({ migrated: true }) clones it. */
+    templateDatabase: string;
   }
 }

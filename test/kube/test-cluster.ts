@@ -14,6 +14,7 @@ import {
   type V1PolicyRule,
 } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import type { KubeClusterInfo } from './start-cluster.js';
 
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -36,28 +37,8 @@ export function adminKubeConfig(): KubeConfig {
   return kubeConfig;
 }
 
-/** Polls probe every 100 ms until it returns a value other than undefined/false; then returns that value. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const cause = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
-      throw new Error(`${what} did not happen within ${timeoutMs} ms${cause}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** `eventually(what, probe)`: it keeps polling while the probe throws (a resource not created yet). */
+export { eventually };
 
 export interface TestNamespace {
   name: string;

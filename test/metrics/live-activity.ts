@@ -5,8 +5,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { webhookSecret } from '../notifications/notification-fixtures.js';
-import { eventually } from '../runs/run-fixtures.js';
 import { monitorBody } from './metrics-fixtures.js';
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { freePort, startMeerkat, type Started } from '../harness/processes.js';
-import { eventually } from '../runs/run-fixtures.js';
 import { apiCaller, produceActivity, startReceiver, type Receiver } from './live-activity.js';
 import { samplesOf } from './prometheus-samples.js';
 

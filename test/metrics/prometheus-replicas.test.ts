@@ -1,26 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
 import { createTestDatabase, testRedisUrlOnDatabase, type TestDatabase } from '../harness/database.js';
-import { freePort, runMeerkat, startMeerkat, type Started } from '../harness/processes.js';
-import { eventually } from '../runs/run-fixtures.js';
+import { eventually } from '../harness/eventually.js';
+import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
 import { apiCaller, produceActivity, startReceiver, type Receiver } from './live-activity.js';
 import { samplesOf, type Sample } from './prometheus-samples.js';
-
-interface Scraped {
-  name: string;
-  process: Started;
-  scrapeUrl: string;
-}
 
 // The production shape in miniature: two hub replicas, a scheduler and a worker, as separate processes over one
 // database and one Redis, with the real activity of live-activity.ts.
 describe('Prometheus figures across two hub replicas, a scheduler and a worker', () => {
   let database: TestDatabase;
   let receiver: Receiver;
-  const processes: Scraped[] = [];
+  let processes: MeerkatProcess[] = [];
   const scrape = async (name: string) => {
     const found = processes.find((p) => p.name === name);
-    return (await fetch(found!.scrapeUrl)).text();
+    return (await fetch(found!.metricsUrl)).text();
   };
   /** Each process's samples of `series`, by process name. */
   const everywhere = async (series: string) =>
@@ -36,34 +30,24 @@ describe('Prometheus figures across two hub replicas, a scheduler and a worker',
       .reduce((sum, s) => sum + s.value, 0);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     receiver = await startReceiver();
-    expect((await runMeerkat(['migrate'], { DATABASE_URL: database.url })).code).toBe(0);
     const key = generateApiKey();
-    const common = {
-      DATABASE_URL: database.url,
-      REDIS_URL: testRedisUrlOnDatabase(7),
-      AUTH_API_KEYS: `acme:admin:${hashApiKey(key)}`,
-      SECRETS_KEY: 'cd'.repeat(32),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-    };
-    const start = async (name: string, args: string[], ready: RegExp) => {
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const started = await startMeerkat(
-        args,
-        { ...common, PORT: String(port), METRICS_PORT: String(metricsPort) },
-        ready,
-      );
-      processes.push({ name, process: started, scrapeUrl: `http://127.0.0.1:${metricsPort}/metrics` });
-      return `http://127.0.0.1:${port}`;
-    };
-    const [hubA, hubB] = await Promise.all([
-      start('hub-a', ['hub'], /hub API listening/),
-      start('hub-b', ['hub'], /hub API listening/),
-      start('scheduler', ['scheduler'], /scheduler running/),
-      start('worker', ['worker', '--locations', 'default'], /worker consuming runs/),
-    ]);
+    processes = await startMeerkatProcesses(
+      {
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrlOnDatabase(7),
+        AUTH_API_KEYS: `acme:admin:${hashApiKey(key)}`,
+        SECRETS_KEY: 'cd'.repeat(32),
+      },
+      [
+        { name: 'hub-a', args: ['hub'], ready: /hub API listening/ },
+        { name: 'hub-b', args: ['hub'], ready: /hub API listening/ },
+        { name: 'scheduler', args: ['scheduler'], ready: /scheduler running/ },
+        { name: 'worker', args: ['worker', '--locations', 'default'], ready: /worker consuming runs/ },
+      ],
+    );
+    const [hubA, hubB] = processes.map((p) => p.url) as [string, string];
     await produceActivity(apiCaller(hubA, key), receiver);
     // The API of either replica sees the same data.
     expect((await apiCaller(hubB, key)('GET', '/monitor/ticking')).status).toBe(200);

@@ -9,9 +9,10 @@ import { createNotificationDeliveryMetrics } from '../../hub/src/metrics/prometh
 import { createBullmqDeliveryQueue } from '../../hub/src/notifications/bullmq-delivery-queue.js';
 import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
 import { testRedisUrl } from '../harness/database.js';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { samplesOf } from '../metrics/prometheus-samples.js';
-import { eventually, silentLog } from '../runs/run-fixtures.js';
+import { silentLog } from '../runs/run-fixtures.js';
 import {
   createWebhookIntegration,
   eventsOf,

@@ -6,6 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../harness/processes.js';
 
 export interface RunningTarget {
   url: string;
@@ -14,7 +15,7 @@ export interface RunningTarget {
 
 /** Closes the server after destroying its open connections: a failed handshake or a half-closed socket would
  * otherwise keep close() waiting. */
-function trackedCloser(server: Server): () => Promise<void> {
+export function trackedCloser(server: Server): () => Promise<void> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -82,9 +83,5 @@ export async function startGarbageTarget(): Promise<RunningTarget> {
 
 /** A loopback port that was free a moment ago: connecting to it is refused. */
 export async function refusedUrl(): Promise<string> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }

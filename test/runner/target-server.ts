@@ -2,7 +2,8 @@
 // for /slow, when each request started and ended by its own clock, so tests can check overlap and order
 // without wall-clock thresholds.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { trackedCloser } from './broken-targets.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -134,16 +135,11 @@ async function route(
 }
 
 export async function startTargetServer(): Promise<TargetServer> {
-  const sockets = new Set<Socket>();
   const target: TargetServer = {
     url: '',
     received: [],
     spans: new Map(),
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(),
   };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -154,10 +150,7 @@ export async function startTargetServer(): Promise<TargetServer> {
       route(req, res, target, body).catch((error: unknown) => res.destroy(error as Error));
     });
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const closeServer = trackedCloser(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return target;

@@ -102,14 +102,3 @@ export function monitorAgainst(target: Target, overrides: Record<string, unknown
     ...overrides,
   };
 }
-
-/** Polls `check` until it returns a value, for up to `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -3,10 +3,10 @@ import { deleteExpiredRuns, reapStuckRuns } from '../../hub/src/worker/maintenan
 import { startWorker } from '../../hub/src/worker/start-worker.js';
 import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { testRedisUrl } from '../harness/database.js';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { freePort, startMeerkat } from '../harness/processes.js';
 import {
-  eventually,
   monitorAgainst,
   silentLog,
   startTarget,

@@ -5,9 +5,9 @@ import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { startScheduler } from '../../hub/src/scheduling/start-scheduler.js';
 import { createRunJobHandler } from '../../hub/src/worker/run-job-handler.js';
 import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import {
-  eventually,
   monitorAgainst,
   silentLog,
   startTarget,

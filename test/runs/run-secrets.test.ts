@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { capturedLog } from '../harness/captured-log.js';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { eventually, testComponents, testRunQueue, workerSettings } from './run-fixtures.js';
+import { testComponents, testRunQueue, workerSettings } from './run-fixtures.js';
 
 const secretValue = 'tok-9f3b2c71-never-print-me';
 
@@ -27,18 +27,11 @@ async function startEchoTarget(): Promise<{ url: string; close(): Promise<void> 
 describe('a run that uses a secret', () => {
   let hub: TestHub;
   let target: { url: string; close(): Promise<void> };
-  const logLines: string[] = [];
-  const capture = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  });
-  const log = pino({ level: 'trace' }, capture);
+  const capture = capturedLog();
 
   beforeAll(async () => {
     target = await startEchoTarget();
-    hub = await startTestHub({ runQueue: testRunQueue(), log });
+    hub = await startTestHub({ runQueue: testRunQueue(), log: capture.log });
   });
   afterAll(async () => {
     await hub.close();
@@ -99,7 +92,7 @@ describe('a run that uses a secret', () => {
     const queue = testRunQueue();
     const worker = startWorker({
       settings: workerSettings(),
-      log,
+      log: capture.log,
       components: testComponents(hub.db, queue, hub.secrets),
       locations: ['default'],
       concurrency: 1,
@@ -121,8 +114,8 @@ describe('a run that uses a secret', () => {
       expect(JSON.stringify(run)).toContain('[secret]');
       expect(JSON.stringify(run)).not.toContain(secretValue);
       expect(stored).not.toContain(secretValue);
-      expect(logLines.length).toBeGreaterThan(0);
-      expect(logLines.join('')).not.toContain(secretValue);
+      expect(capture.lines.length).toBeGreaterThan(0);
+      expect(capture.text()).not.toContain(secretValue);
     } finally {
       await worker.close();
       await queue.close();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
 import type { MonitorMetrics } from '../../hub/src/metrics/metrics.schema.js';
 import { createTestDatabase, testRedisUrlOnDatabase, type TestDatabase } from '../harness/database.js';
-import { freePort, runMeerkat, startMeerkat, type Started } from '../harness/processes.js';
+import { eventually } from '../harness/eventually.js';
+import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
 import {
   apiCaller,
   createReceiverIntegration,
@@ -11,7 +12,6 @@ import {
 } from '../metrics/live-activity.js';
 import { monitorBody } from '../metrics/metrics-fixtures.js';
 import { samplesOf } from '../metrics/prometheus-samples.js';
-import { eventually } from './run-fixtures.js';
 
 // A runner Job reports its result to the hub (`PUT /runs/{id}/result`). The real `meerkat hub` process must give
 // that result what a worker gives its own: rollups and latest runs, rule evaluation (the delivery is enqueued
@@ -20,45 +20,33 @@ import { eventually } from './run-fixtures.js';
 describe('a result reported through the API by a runner', () => {
   let database: TestDatabase;
   let receiver: Receiver;
-  const processes: Started[] = [];
+  let processes: MeerkatProcess[] = [];
   let hubUrl = '';
   let hubMetricsUrl = '';
   const admin = generateApiKey();
   const runner = generateApiKey();
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     receiver = await startReceiver();
-    expect((await runMeerkat(['migrate'], { DATABASE_URL: database.url })).code).toBe(0);
-    const common = {
-      DATABASE_URL: database.url,
-      REDIS_URL: testRedisUrlOnDatabase(8),
-      AUTH_API_KEYS: `acme:admin:${hashApiKey(admin)},acme:service:${hashApiKey(runner)}`,
-      SECRETS_KEY: 'ef'.repeat(32),
-      LOCATIONS: 'default,remote',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-    };
-    const [port, metricsPort, workerMetricsPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    hubUrl = `http://127.0.0.1:${port}`;
-    hubMetricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    processes.push(
-      ...(await Promise.all([
-        startMeerkat(
-          ['hub'],
-          { ...common, PORT: String(port), METRICS_PORT: String(metricsPort) },
-          /hub API listening/,
-        ),
-        startMeerkat(
-          ['worker', '--locations', 'default'],
-          { ...common, METRICS_PORT: String(workerMetricsPort) },
-          /worker consuming runs/,
-        ),
-      ])),
+    processes = await startMeerkatProcesses(
+      {
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrlOnDatabase(8),
+        AUTH_API_KEYS: `acme:admin:${hashApiKey(admin)},acme:service:${hashApiKey(runner)}`,
+        SECRETS_KEY: 'ef'.repeat(32),
+        LOCATIONS: 'default,remote',
+      },
+      [
+        { name: 'hub', args: ['hub'], ready: /hub API listening/ },
+        { name: 'worker', args: ['worker', '--locations', 'default'], ready: /worker consuming runs/ },
+      ],
     );
+    hubUrl = processes[0]!.url;
+    hubMetricsUrl = processes[0]!.metricsUrl;
   });
   afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
+    await Promise.all(processes.map((p) => p.process.stop()));
     await receiver.close();
     await database.drop();
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { startWorker } from '../../hub/src/worker/start-worker.js';
 import {
-  eventually,
   monitorAgainst,
   silentLog,
   startTarget,

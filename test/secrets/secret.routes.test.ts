@@ -1,9 +1,10 @@
 // The /secrets endpoints over HTTP, on both backends, with the hub's log captured to prove no value reaches it.
 import { status } from '@grpc/grpc-js';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGcpSecretStore } from '../../hub/src/secrets/gcp-secret-store.js';
 import { defaultRetryPolicy } from '../../hub/src/secrets/gcp-call.js';
+import { capturedLog } from '../harness/captured-log.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { FakeSecretManager } from './fake-secret-manager.js';
 import { quickRetries } from './secret-backends.js';
@@ -12,15 +13,6 @@ interface RunningHub {
   hub: TestHub;
   secretManager?: FakeSecretManager;
   stop(): Promise<void>;
-}
-
-/** Every line the hub logs, at every level, unredacted: values must never even reach a log call. */
-function capturedLog(): { log: Logger; text: () => string } {
-  const lines: string[] = [];
-  return {
-    log: pino({ level: 'trace' }, { write: (line: string) => lines.push(line) }),
-    text: () => lines.join(''),
-  };
 }
 
 async function startHub(backend: 'local' | 'gcp', log: Logger): Promise<RunningHub> {

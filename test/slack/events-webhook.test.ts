@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signSlackRequest } from '../../hub/src/slack/request-signature.js';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { eventually } from '../runs/run-fixtures.js';
 import { startFakeSlack, type FakeSlack } from './fake-slack.js';
 
 const signingSecret = 'a-slack-signing-secret';

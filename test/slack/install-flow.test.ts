@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
+import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { finishRun, later, putMonitor, rulesOf } from '../notifications/notification-fixtures.js';
-import { eventually, silentLog } from '../runs/run-fixtures.js';
+import { silentLog } from '../runs/run-fixtures.js';
 import { fakeClient, installedBotToken, startFakeSlack, type FakeSlack } from './fake-slack.js';
 
 // Slack sends the browser to PUBLIC_URL; the test plays the proxy in front of the hub and sends it to hub.url.
