@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { JsonPathSyntaxError } from '../jsonpath/jsonpath-syntax-error.js';
+import { parseJsonPath } from '../jsonpath/parse-jsonpath.js';
+import { boundedJsonSchema, MAX_JSON_DEPTH } from './json-value.js';
 
 export const numericOperators = [
   'GREATER_THAN',
@@ -34,8 +37,8 @@ export const binaryPredicateSchema = z
   .strictObject({
     type: z.literal('binary'),
     operator: binaryOperatorSchema,
-    expected: z.json().meta({
-      description: 'expected: required. A number for numeric operators, a string for string operators.',
+    expected: boundedJsonSchema.meta({
+      description: `expected: required. A number for numeric operators, a string for string operators; any JSON at most ${MAX_JSON_DEPTH} levels deep.`,
     }),
   })
   .superRefine((predicate, ctx) => {
@@ -60,6 +63,17 @@ export const binaryPredicateSchema = z
 export const unaryPredicateSchema = z
   .strictObject({ type: z.literal('unary'), operator: unaryOperatorSchema })
   .meta({ id: 'UnaryPredicate' });
+
+/** RFC 9535 (docs/monitors.md): parsed here so that a path no run could evaluate is refused when it is saved. */
+function checkJsonPath(path: string, ctx: z.RefinementCtx): void {
+  if (!path.startsWith('$')) return;
+  try {
+    parseJsonPath(path);
+  } catch (error) {
+    if (!(error instanceof JsonPathSyntaxError)) throw error;
+    ctx.addIssue({ code: 'custom', message: `path is not an RFC 9535 JSONPath: ${error.message}` });
+  }
+}
 
 const anyPredicate = z.discriminatedUnion('type', [unaryPredicateSchema, binaryPredicateSchema]);
 const nodeId = z
@@ -92,7 +106,10 @@ export const bodyAssertionSchema = z
       .string()
       .max(512)
       .regex(/^\$/, 'path is a JSONPath expression starting with "$"')
-      .meta({ description: 'path: required. JSONPath into the parsed JSON body, e.g. `$.items[0].id`.' }),
+      .superRefine(checkJsonPath)
+      .meta({
+        description: 'path: required. RFC 9535 JSONPath into the parsed JSON body, e.g. `$.items[0].id`.',
+      }),
     predicate: anyPredicate,
   })
   .meta({ id: 'BodyAssertion' });
