@@ -3,6 +3,7 @@ import type { Assertion } from '../../hub/src/contract/assertion.js';
 import { createMonitorRunner, type AssertionOutcome } from '../../hub/src/runner/monitor-runner.js';
 import { assertionNode, httpNode, monitorOf, runContext } from './monitor-builders.js';
 import { startTargetServer, type TargetServer } from './target-server.js';
+import { loopbackEgress } from '../harness/egress.js';
 
 type Predicate = Assertion['predicate'];
 const binary = (operator: string, expected: unknown) => ({ type: 'binary', operator, expected }) as Predicate;
@@ -96,7 +97,7 @@ const operatorCases: Array<[string, Assertion, Assertion]> = [
 
 describe('assertion operators, each against the local target', () => {
   let target: TargetServer;
-  const runner = createMonitorRunner();
+  const runner = createMonitorRunner({ egress: loopbackEgress });
   let outcomes: AssertionOutcome[];
 
   beforeAll(async () => {

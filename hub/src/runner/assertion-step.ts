@@ -1,8 +1,9 @@
-import { JSONPath } from 'jsonpath-plus';
 import type { Assertion } from '../contract/assertion.js';
 import { applyBinaryOperator, applyUnaryOperator, type Verdict } from './assertion-operators.js';
+import type { BodyAssertion } from './body-checks.js';
 import type { AssertionOutcome, StepResult } from './run-outcome.js';
 import { elapsedMs, type AssertionNode, type RecordedResponse, type StepContext } from './step-context.js';
+import { errorClassOfRunEnd } from './step-errors.js';
 
 /**
  * An assertion as evaluated, before its message is written: messages quote actual values, so they are only
@@ -12,45 +13,62 @@ export interface EvaluatedAssertion extends AssertionOutcome {
   problem?: string;
 }
 
-/** What the subject reads from the response; `problem` when it cannot be read at all. */
-function readSubject(
+function applyPredicate(predicate: Assertion['predicate'], actual: unknown): Verdict {
+  return predicate.type === 'binary'
+    ? applyBinaryOperator(predicate.operator, actual, predicate.expected)
+    : applyUnaryOperator(predicate.operator, actual);
+}
+
+/**
+ * What the subject reads from the response and whether the predicate holds. Status, header, text and response
+ * time comparisons are linear and stay here; a JSONPath is a user's expression and runs on the assertion pool.
+ */
+async function judge(
   assertion: Assertion,
   response: RecordedResponse,
-): { actual: unknown; problem?: string } {
+  context: StepContext,
+): Promise<{ actual: unknown; verdict: Verdict }> {
+  if (assertion.subject === 'body') return judgeBody(assertion, response, context);
+  const actual = readSubject(assertion, response);
+  return { actual, verdict: applyPredicate(assertion.predicate, actual) };
+}
+
+function readSubject(assertion: Exclude<Assertion, BodyAssertion>, response: RecordedResponse): unknown {
   switch (assertion.subject) {
     case 'status':
-      return { actual: response.status };
+      return response.status;
     case 'responseTime':
-      return { actual: Math.round(response.responseTimeMs) };
+      return Math.round(response.responseTimeMs);
     case 'text':
-      return { actual: response.body.text };
+      return response.body.text;
     case 'headers': {
       // undici gives header names in lower case; the comparison of DESIGN.md is case-insensitive.
       const wanted = assertion.headerName.toLowerCase();
       const entry = Object.entries(response.headers).find(([name]) => name.toLowerCase() === wanted);
       const value = entry?.[1];
-      return { actual: Array.isArray(value) ? value.join(', ') : value };
+      return Array.isArray(value) ? value.join(', ') : value;
     }
-    case 'body':
-      return readJsonPath(assertion.path, response);
   }
 }
 
-function readJsonPath(path: string, response: RecordedResponse): { actual: unknown; problem?: string } {
+async function judgeBody(
+  assertion: BodyAssertion,
+  response: RecordedResponse,
+  context: StepContext,
+): Promise<{ actual: unknown; verdict: Verdict }> {
   if (response.format !== 'JSON')
-    return { actual: undefined, problem: `the response is ${response.format}, not JSON` };
-  if (response.body.json === undefined) return { actual: undefined };
-  try {
-    const matches = JSONPath<unknown[] | undefined>({ path, json: response.body.json as object, wrap: true });
-    // One match is the value itself; a path that selects several values yields the list of them.
-    if (matches === undefined || matches.length === 0) return { actual: undefined };
-    return { actual: matches.length === 1 ? matches[0] : matches };
-  } catch (error) {
-    return { actual: undefined, problem: `invalid JSONPath: ${(error as Error).message}` };
-  }
+    return {
+      actual: undefined,
+      verdict: { passed: false, problem: `the response is ${response.format}, not JSON` },
+    };
+  // An empty body (HEAD, 204) has nothing to select from: the path finds nothing, and no thread is needed.
+  if (response.body.json === undefined)
+    return { actual: undefined, verdict: applyPredicate(assertion.predicate, undefined) };
+  const { actual, ...verdict } = await context.bodyChecks.verdictOf(assertion, response);
+  return { actual, verdict };
 }
 
-function evaluateAssertion(assertion: Assertion, context: StepContext): EvaluatedAssertion {
+async function evaluateAssertion(assertion: Assertion, context: StepContext): Promise<EvaluatedAssertion> {
   const { predicate } = assertion;
   const outcome: EvaluatedAssertion = {
     nodeId: assertion.nodeId,
@@ -70,24 +88,20 @@ function evaluateAssertion(assertion: Assertion, context: StepContext): Evaluate
     outcome.problem = `${assertion.nodeId} has no response`;
     return outcome;
   }
-  const { actual, problem } = readSubject(assertion, response);
+  const { actual, verdict } = await judge(assertion, response, context);
   outcome.actual = actual;
-  const verdict: Verdict =
-    problem !== undefined
-      ? { passed: false, problem }
-      : predicate.type === 'binary'
-        ? applyBinaryOperator(predicate.operator, actual, predicate.expected)
-        : applyUnaryOperator(predicate.operator, actual);
   outcome.passed = verdict.passed;
   if (verdict.problem !== undefined) outcome.problem = verdict.problem;
   return outcome;
 }
 
 /** An ASSERTION step: every assertion is evaluated, and the step fails when any of them fails. */
-export function executeAssertions(node: AssertionNode, context: StepContext): StepResult {
+export async function executeAssertions(node: AssertionNode, context: StepContext): Promise<StepResult> {
   const started = performance.now();
   const startedAt = context.now().toISOString();
-  const assertions = node.assertions.map((assertion) => evaluateAssertion(assertion, context));
+  const assertions = await Promise.all(
+    node.assertions.map((assertion) => evaluateAssertion(assertion, context)),
+  );
   const failed = assertions.filter((outcome) => !outcome.passed).length;
   const result: StepResult = {
     nodeId: node.id,
@@ -99,7 +113,10 @@ export function executeAssertions(node: AssertionNode, context: StepContext): St
   };
   if (failed > 0) {
     result.error = `${failed} of ${assertions.length} assertion(s) failed`;
-    result.errorClass = 'assertion';
+    // Assertions cut short by the run's end fail because of it, not because the response was wrong.
+    result.errorClass = context.runSignal.aborted
+      ? errorClassOfRunEnd(context.runSignal.reason)
+      : 'assertion';
   }
   return result;
 }

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
+import { freePort, startMeerkat, type Started } from '../harness/processes.js';
+import type { RunningTarget } from './broken-targets.js';
+import { startJsonDocumentsTarget } from './json-documents-target.js';
+
+const BUDGET_MS = 2_000;
+// The payload that blocked the whole process for hours when paths ran on jsonpath-plus and JavaScript's RegExp.
+const BACKTRACKING = { name: `${'a'.repeat(40)}!` };
+const BACKTRACKING_PATH = "$[?match(@, '(a+)+$')]";
+// Keeps a thread busy for the whole budget: count($..*) walks all 20 000 items again for each of them.
+const QUADRATIC_PATH = '$..[?count($..*) > 0]';
+const isNotNull = { type: 'unary', operator: 'IS_NOT_NULL' };
+
+interface Run {
+  status: string;
+  success: boolean | null;
+  duration_ms: number | null;
+  errors: string[];
+  steps: Array<{ nodeId: string; errorClass?: string }> | null;
+}
+
+describe('meerkat dev, while a monitor runs a backtracking pattern and a costly JSONPath', () => {
+  let dataDir: string;
+  let target: RunningTarget;
+  let dev: Started;
+  let base: string;
+  let key: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'meerkat-assertion-isolation-'));
+    target = await startJsonDocumentsTarget({
+      '/name': BACKTRACKING,
+      '/large': Array.from({ length: 20_000 }, (_, id) => ({ id })),
+    });
+    const port = await freePort();
+    dev = await startMeerkat(
+      ['dev'],
+      {
+        MEERKAT_DATA_DIR: dataDir,
+        PORT: String(port),
+        METRICS_PORT: String(await freePort()),
+        ASSERTION_BUDGET_MS: String(BUDGET_MS),
+      },
+      /Try: curl .*\n/,
+    );
+    key = /Bearer (mk_\S+)"/.exec(dev.output())?.[1] ?? '';
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    await dev.stop();
+    await target.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    return (await response.json()) as { data: Run & { id: string } };
+  };
+
+  /** Triggers a run and, until it ends, asks `GET /` again and again; returns the run and the slowest answer. */
+  async function runWhileProbing(): Promise<{ run: Run; slowestMs: number }> {
+    const { data } = await call('POST', '/runs/trigger/backtracking', { environment: 'default' });
+    let slowestMs = 0;
+    const run = await eventually(async () => {
+      const started = performance.now();
+      const health = await fetch(`${base}/`);
+      slowestMs = Math.max(slowestMs, performance.now() - started);
+      expect(health.status).toBe(200);
+      const current = (await call('GET', `/runs/${data.id}`)).data;
+      return current.status === 'completed' || current.status === 'failed' ? current : undefined;
+    });
+    return { run, slowestMs };
+  }
+
+  it('keeps answering GET / within 100 ms and ends the run failed within its budget', async () => {
+    await call('PUT', '/monitor/backtracking', {
+      project: 'shop',
+      name: 'backtracking',
+      version: '1.0',
+      frequency: { every: 1, unit: 'HOUR' },
+      nodes: [
+        {
+          id: 'name',
+          type: 'HTTP_REQUEST',
+          method: 'GET',
+          base: target.url,
+          path: '/name',
+          response_format: 'JSON',
+        },
+        {
+          id: 'large',
+          type: 'HTTP_REQUEST',
+          method: 'GET',
+          base: target.url,
+          path: '/large',
+          response_format: 'JSON',
+        },
+        {
+          id: 'check',
+          type: 'ASSERTION',
+          assertions: [
+            { nodeId: 'name', subject: 'body', path: BACKTRACKING_PATH, predicate: isNotNull },
+            { nodeId: 'large', subject: 'body', path: QUADRATIC_PATH, predicate: isNotNull },
+          ],
+        },
+      ],
+      edges: [
+        { from: 'name', to: 'check' },
+        { from: 'large', to: 'check' },
+      ],
+    });
+    const first = await runWhileProbing(); // it also starts the assertion threads
+    const second = await runWhileProbing();
+    for (const { run, slowestMs } of [first, second]) {
+      expect(slowestMs).toBeLessThan(100);
+      expect(run).toMatchObject({ status: 'failed', success: false });
+      expect(run.steps?.find((step) => step.nodeId === 'check')?.errorClass).toBe('assertion');
+      expect(run.errors).toEqual([
+        expect.stringContaining(`${BACKTRACKING_PATH} IS_NOT_NULL, got nothing`),
+        expect.stringContaining(`assertion budget of ${BUDGET_MS} ms`),
+      ]);
+    }
+    expect(second.run.duration_ms).toBeLessThanOrEqual(BUDGET_MS + 1_000);
+  });
+});
