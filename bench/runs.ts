@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { loadSettings } from '../hub/src/config/settings.js';
 import { monitorDefinitionSchema } from '../hub/src/contract/monitor-definition.js';
+import { egressPoliciesOf } from '../hub/src/egress/egress-policies.js';
 import { createMonitorService } from '../hub/src/monitors/monitor.service.js';
 import { scheduleDependant } from '../hub/src/scheduling/schedule-dependant.js';
 import { startScheduler } from '../hub/src/scheduling/start-scheduler.js';
@@ -71,6 +72,8 @@ try {
       LOCATIONS: 'default',
       LOG_LEVEL: 'warn',
       REAPER_INTERVAL_SECONDS: '30',
+      // The bench target listens on loopback, which a worker refuses unless allowed (docs/egress.md).
+      EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
     },
     'worker',
   );
@@ -83,6 +86,7 @@ try {
     db: components.db,
     clock: { now: () => new Date() },
     locations: ['default'],
+    egress: egressPoliciesOf(settings),
     dependants: [scheduleDependant],
   });
   const created = Date.now();

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { LOOPBACK_CIDRS } from './egress.js';
 
 export const meerkatBin = fileURLToPath(new URL('../../bin/meerkat.js', import.meta.url));
 
@@ -103,7 +104,8 @@ export interface MeerkatProcess {
 /**
  * Starts meerkat processes side by side, as a deployment runs them, over one environment (DATABASE_URL,
  * REDIS_URL, AUTH_API_KEYS, ...): each on free ports of its own (PORT, METRICS_PORT), on 127.0.0.1, logging at
- * info. Resolves once all are ready; if any fails to start, stops the others and rejects.
+ * info, with loopback allowed by EGRESS_ALLOW_CIDRS (the targets and receivers of tests listen there).
+ * Resolves once all are ready; if any fails to start, stops the others and rejects.
  */
 export async function startMeerkatProcesses(
   env: Record<string, string>,
@@ -115,7 +117,7 @@ export async function startMeerkatProcesses(
       const ports = { PORT: String(port), METRICS_PORT: String(metricsPort) };
       const started = await startMeerkat(
         args,
-        { HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, ...ports },
+        { HOST: '127.0.0.1', LOG_LEVEL: 'info', EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS, ...env, ...ports },
         ready,
       );
       return {

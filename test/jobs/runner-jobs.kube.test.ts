@@ -9,6 +9,7 @@ import { runnerJobName } from '../../hub/src/jobs/runner-job.js';
 import { startJobLocations } from '../../hub/src/jobs/start-job-locations.js';
 import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { testRedisUrl } from '../harness/database.js';
+import { LOOPBACK_CIDRS } from '../harness/egress.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { runMeerkat } from '../harness/processes.js';
 import {
@@ -78,6 +79,8 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
         kubeconfig,
         ttlSecondsAfterFinished: 300,
       },
+      // The target listens on loopback, which a runner refuses unless its location allows it.
+      egress: { allowCidrs: LOOPBACK_CIDRS.split(',') },
     };
     const settings = loadSettings(
       {
@@ -140,6 +143,7 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
     });
     expect(pod).toMatchObject({
       restartPolicy: 'Never',
+      automountServiceAccountToken: false,
       serviceAccountName: 'meerkat-runner',
       nodeSelector: { 'topology.kubernetes.io/region': 'eu-west-1' },
       tolerations: [{ key: 'synthetic', operator: 'Exists', effect: 'NoSchedule' }],
@@ -152,6 +156,7 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
     expect(
       pod?.containers[0]?.env?.find((e) => e.name === 'MEERKAT_API_KEY')?.valueFrom?.secretKeyRef,
     ).toEqual({ name: 'meerkat-runner', key: 'api-key' });
+    expect(envOf(job).EGRESS_ALLOW_CIDRS).toBe(LOOPBACK_CIDRS);
 
     // Play the kubelet: run the container's command here with the Job's environment, then end the Pod.
     const env = envOf(job);
@@ -159,6 +164,7 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
       MEERKAT_URL: env.MEERKAT_URL ?? '',
       MEERKAT_ORGANIZATION_ID: env.MEERKAT_ORGANIZATION_ID ?? '',
       MEERKAT_API_KEY: hub.keys.acmeService,
+      EGRESS_ALLOW_CIDRS: env.EGRESS_ALLOW_CIDRS ?? '',
     });
     expect(runner.code, runner.stderr).toBe(0);
     await finishJobPod(namespace.name, job.metadata?.name ?? '', 'Succeeded');
@@ -236,6 +242,7 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
       MEERKAT_URL: env.MEERKAT_URL ?? '',
       MEERKAT_ORGANIZATION_ID: 'acme',
       MEERKAT_API_KEY: hub.keys.acmeService,
+      EGRESS_ALLOW_CIDRS: env.EGRESS_ALLOW_CIDRS ?? '',
     });
     expect(runner.code, runner.stderr).toBe(0);
     expect((await runRow(runId)).status).toBe('completed');

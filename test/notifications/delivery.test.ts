@@ -9,6 +9,7 @@ import { createNotificationDeliveryMetrics } from '../../hub/src/metrics/prometh
 import { createBullmqDeliveryQueue } from '../../hub/src/notifications/bullmq-delivery-queue.js';
 import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
 import { testRedisUrl } from '../harness/database.js';
+import { loopbackEgress } from '../harness/egress.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { samplesOf } from '../metrics/prometheus-samples.js';
@@ -148,6 +149,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
         backoffMs: 20,
       }),
       onDeliveryAttempt: createNotificationDeliveryMetrics(registry),
+      egress: loopbackEgress,
     });
   });
   afterAll(async () => {

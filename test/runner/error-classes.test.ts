@@ -9,9 +9,10 @@ import {
 } from './broken-targets.js';
 import { httpNode, monitorOf, runContext } from './monitor-builders.js';
 import { startTargetServer, type TargetServer } from './target-server.js';
+import { loopbackEgress } from '../harness/egress.js';
 
 describe('the error class of each way a request fails', () => {
-  const runner = createMonitorRunner();
+  const runner = createMonitorRunner({ egress: loopbackEgress });
   let target: TargetServer;
   let tls: SelfSignedTarget;
   let garbage: RunningTarget;
@@ -57,7 +58,7 @@ describe('the error class of each way a request fails', () => {
   });
 
   it('the same server passes once the runner trusts its CA, with the TLS handshake timed', async () => {
-    const trusting = createMonitorRunner({ extraCaCertificates: [tls.certificate] });
+    const trusting = createMonitorRunner({ extraCaCertificates: [tls.certificate], egress: loopbackEgress });
     try {
       const outcome = await trusting.run(monitorOf([httpNode('probe', tls.url, '/')]), runContext());
       expect(outcome.errors).toEqual([]);

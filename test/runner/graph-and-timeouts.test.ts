@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
 import { assertionNode, httpNode, monitorOf, runContext, statusIs } from './monitor-builders.js';
 import { startTargetServer, type TargetServer } from './target-server.js';
+import { loopbackEgress } from '../harness/egress.js';
 
 describe('running the graph', () => {
   let target: TargetServer;
-  const runner = createMonitorRunner();
+  const runner = createMonitorRunner({ egress: loopbackEgress });
 
   beforeAll(async () => {
     target = await startTargetServer();
@@ -101,7 +102,7 @@ describe('running the graph', () => {
   });
 
   it('ends the whole run at its timeout: the step in flight fails, the pending ones are skipped', async () => {
-    const short = createMonitorRunner({ runTimeoutMs: 300 });
+    const short = createMonitorRunner({ runTimeoutMs: 300, egress: loopbackEgress });
     try {
       const monitor = monitorOf(
         [
@@ -146,7 +147,7 @@ describe('running the graph', () => {
 
   it('stamps the outcome with the injected clock', async () => {
     const at = new Date('2030-01-02T03:04:05.000Z');
-    const clocked = createMonitorRunner({ clock: { now: () => at } });
+    const clocked = createMonitorRunner({ clock: { now: () => at }, egress: loopbackEgress });
     try {
       const outcome = await clocked.run(monitorOf([httpNode('json', target.url, '/json')]), runContext());
       expect(outcome).toMatchObject({ startedAt: at, completedAt: at, success: true });

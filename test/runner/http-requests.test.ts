@@ -3,6 +3,7 @@ import { createMonitorRunner, type StepTimings } from '../../hub/src/runner/moni
 import { joinBaseAndPath } from '../../hub/src/runner/request-target.js';
 import { assertionNode, httpNode, monitorOf, runContext, statusIs } from './monitor-builders.js';
 import { JSON_DOCUMENT, startTargetServer, type TargetServer } from './target-server.js';
+import { loopbackEgress } from '../harness/egress.js';
 
 /** The timing phases reported, each checked to be a number of milliseconds. */
 function phasesOf(timings: StepTimings | undefined): string[] {
@@ -13,7 +14,7 @@ function phasesOf(timings: StepTimings | undefined): string[] {
 
 describe('HTTP_REQUEST steps against the local target', () => {
   let target: TargetServer;
-  const runner = createMonitorRunner({ maxBodyBytes: 64 * 1024 });
+  const runner = createMonitorRunner({ maxBodyBytes: 64 * 1024, egress: loopbackEgress });
   const runOne = (node: ReturnType<typeof httpNode>) => runner.run(monitorOf([node]), runContext());
 
   beforeAll(async () => {
@@ -164,7 +165,7 @@ describe('HTTP_REQUEST steps against the local target', () => {
   });
 
   it('reports the total, connect and first-byte times of a request on a new connection', async () => {
-    const fresh = createMonitorRunner();
+    const fresh = createMonitorRunner({ egress: loopbackEgress });
     try {
       const outcome = await fresh.run(
         monitorOf([httpNode('json', target.url.replace('127.0.0.1', 'localhost'), '/json')]),

@@ -3,6 +3,7 @@ import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
 import type { SecretScope } from '../../hub/src/secrets/secret-store.js';
 import { assertionNode, httpNode, monitorOf, runContext } from './monitor-builders.js';
 import { startTargetServer, type TargetServer } from './target-server.js';
+import { loopbackEgress } from '../harness/egress.js';
 
 const TOKEN = 'tok-6f1c2a9e-very-secret';
 const PASSWORD = 'p@ss w/ord';
@@ -11,7 +12,7 @@ const ECHO_PATH = `/echo?key=${TOKEN}`;
 
 describe('secret references in a run', () => {
   let target: TargetServer;
-  const runner = createMonitorRunner();
+  const runner = createMonitorRunner({ egress: loopbackEgress });
   const reads: Array<{ scope: SecretScope; name: string; version: string | undefined }> = [];
   const values: Record<string, string> = {
     api_token: TOKEN,

@@ -12,6 +12,7 @@ import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
 import type { Components } from '../../hub/src/server/components.js';
 import { testRedisUrl } from '../harness/database.js';
+import { LOOPBACK_CIDRS } from '../harness/egress.js';
 
 export interface Target {
   url: string;
@@ -44,12 +45,22 @@ export async function startTarget(): Promise<Target> {
 
 /** A BullMQ run queue under a prefix of its own, so parallel test files never share queues. */
 export function testRunQueue(): RunQueue {
-  return createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: `test-${randomBytes(6).toString('hex')}` });
+  return createBullmqRunQueue({
+    redisUrl: testRedisUrl(),
+    prefix: `test-${randomBytes(6).toString('hex')}`,
+    log: silentLog,
+  });
 }
 
 export function workerSettings(overrides: Record<string, string> = {}): Readonly<Settings> {
   return loadSettings(
-    { LOCATIONS: 'default,eu-west', REDIS_URL: testRedisUrl(), SECRETS_KEY: 'ab'.repeat(32), ...overrides },
+    {
+      LOCATIONS: 'default,eu-west',
+      REDIS_URL: testRedisUrl(),
+      SECRETS_KEY: 'ab'.repeat(32),
+      EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS,
+      ...overrides,
+    },
     'worker',
   );
 }

@@ -3,6 +3,7 @@ import { deleteExpiredRuns, reapStuckRuns } from '../../hub/src/worker/maintenan
 import { startWorker } from '../../hub/src/worker/start-worker.js';
 import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
 import { testRedisUrl } from '../harness/database.js';
+import { LOOPBACK_CIDRS } from '../harness/egress.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { freePort, startMeerkat } from '../harness/processes.js';
@@ -59,6 +60,7 @@ describe('the run lifecycle', () => {
         DATABASE_URL: hub.databaseUrl,
         REDIS_URL: testRedisUrl(),
         SECRETS_KEY: 'ab'.repeat(32),
+        EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS,
         LOG_LEVEL: 'info',
         METRICS_PORT: String(await freePort()),
       },
@@ -70,7 +72,7 @@ describe('the run lifecycle', () => {
     const { data } = (await triggered.json()) as { data: { id: string } };
     // The hub's queue has its own prefix; hand the run to the child's queue (prefix `runs`) as the hub would.
     const { createBullmqRunQueue } = await import('../../hub/src/scheduling/bullmq-run-queue.js');
-    const childQueue = createBullmqRunQueue({ redisUrl: testRedisUrl() });
+    const childQueue = createBullmqRunQueue({ redisUrl: testRedisUrl(), log: silentLog });
     await childQueue.enqueue({
       organizationId: 'acme',
       monitorId: 'slow-one',

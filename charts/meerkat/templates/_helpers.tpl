@@ -68,14 +68,17 @@ capabilities:
 {{- define "meerkat.locationsJson" -}}
 {{- $locations := list -}}
 {{- range .Values.locations -}}
+{{- $location := dict "name" .name "executor" .executor -}}
 {{- if eq .executor "job" -}}
 {{- $job := deepCopy .job -}}
 {{- $_ := set $job "image" (.job.image | default (include "meerkat.image" $)) -}}
 {{- $_ := set $job "hubUrl" (.job.hubUrl | default (include "meerkat.hubUrl" $)) -}}
-{{- $locations = append $locations (dict "name" .name "executor" "job" "job" $job) -}}
-{{- else -}}
-{{- $locations = append $locations (dict "name" .name "executor" "worker") -}}
+{{- $_ := set $location "job" $job -}}
 {{- end -}}
+{{- with .egress -}}
+{{- $_ := set $location "egress" . -}}
+{{- end -}}
+{{- $locations = append $locations $location -}}
 {{- end -}}
 {{- toJson $locations -}}
 {{- end -}}

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { workerLocationNames } from '../config/locations.js';
+import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
@@ -34,6 +35,7 @@ export function registerDevCommand(program: Command): void {
         settings,
         log,
         components,
+        egress: egressPoliciesOf(settings).global,
         onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
       });
       // One list for every way a result lands here: the worker, runner Job reports, the Job watcher.

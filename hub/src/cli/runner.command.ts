@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadClientSettings } from '../config/client-settings.js';
 import { InvalidSettingError } from '../config/settings.js';
+import { createEgressPolicy } from '../egress/egress-policy.js';
+import { egressListsOf, egressSettingsShape } from '../egress/egress-rules.js';
 import { executeRemoteRun } from '../jobs/remote-run.js';
+import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { createLogger } from '../log/logger.js';
 import { createHubClient } from './hub-client.js';
 
@@ -13,6 +16,8 @@ const runnerSettingsSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
   RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...egressSettingsShape,
+  ...assertionBudgetShape,
 });
 
 export function registerRunnerCommand(program: Command): void {
@@ -38,6 +43,9 @@ export function registerRunnerCommand(program: Command): void {
         organizationId: settings.MEERKAT_ORGANIZATION_ID,
         requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
         runTimeoutMs: settings.RUN_TIMEOUT_MS,
+        assertionBudgetMs: settings.ASSERTION_BUDGET_MS,
+        // A runner Job listens on nothing, so it has no ports of its own to refuse.
+        egress: createEgressPolicy({ lists: egressListsOf(settings) }),
         log,
       });
     });

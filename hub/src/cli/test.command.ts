@@ -1,8 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Command, CommanderError } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { formatIssuePath } from '../contract/issue-path.js';
 import { scopeNameSchema } from '../contract/monitor-definition.js';
 import { secretNameSchema } from '../contract/secret-reference.js';
+import { createEgressPolicy } from '../egress/egress-policy.js';
+import { egressListsOf, egressSettingsShape } from '../egress/egress-rules.js';
+import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { createMonitorRunner, type RunOutcome } from '../runner/monitor-runner.js';
 import { formatRunReport } from '../runner/run-report.js';
 import type { SecretReader } from '../secrets/secret-store.js';
@@ -66,6 +71,32 @@ const readerOf = (secrets: Map<string, string>): SecretReader => ({
   read: (_scope, name) => Promise.resolve(secrets.get(name)),
 });
 
+/**
+ * The policy of a run on this machine: as in `meerkat dev`, loopback is allowed (the target is often a local
+ * server) and the metadata and link-local addresses are not, so a monitor file from elsewhere (a pull request
+ * tested in CI) cannot read the machine's cloud credentials into the report. EGRESS_* variables tighten it.
+ */
+function localEgressPolicy(env: NodeJS.ProcessEnv) {
+  const parsed = z.object(egressSettingsShape).safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(
+      `invalid setting ${formatIssuePath(issue?.path ?? [])}: ${issue?.message ?? 'is invalid'}`,
+    );
+  }
+  return createEgressPolicy({ lists: egressListsOf(parsed.data), allowLoopback: true });
+}
+
+/** ASSERTION_BUDGET_MS, as a worker reads it. */
+function localAssertionBudgetMs(env: NodeJS.ProcessEnv): number {
+  const parsed = z.object(assertionBudgetShape).safeParse(env);
+  if (!parsed.success)
+    throw new UsageError(
+      `invalid setting ASSERTION_BUDGET_MS: ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
+    );
+  return parsed.data.ASSERTION_BUDGET_MS;
+}
+
 async function loadMonitors(options: TestOptions) {
   const { documents, problems } = await readMonitorDocuments([options.filename]).catch((error: unknown) => {
     throw error instanceof UnreadablePathError ? new UsageError(error.message) : error;
@@ -83,7 +114,10 @@ async function loadMonitors(options: TestOptions) {
 async function testMonitors(options: TestOptions): Promise<number> {
   const monitors = await loadMonitors(options);
   const secrets = readerOf(await readLocalSecrets(options.secrets, process.env));
-  const runner = createMonitorRunner();
+  const runner = createMonitorRunner({
+    egress: localEgressPolicy(process.env),
+    assertionBudgetMs: localAssertionBudgetMs(process.env),
+  });
   const results: Array<{ monitor: string; outcome: RunOutcome }> = [];
   try {
     for (const monitor of monitors) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { workerLocationNames } from '../config/locations.js';
+import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings, workerConcurrencySchema } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
@@ -44,6 +45,7 @@ export function registerWorkerCommand(program: Command): void {
         settings,
         log,
         components,
+        egress: egressPoliciesOf(settings).global,
         onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
       });
       const worker = startWorker({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { egressOverrideSchema } from '../egress/egress-rules.js';
 
 const dnsLabel = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label');
 const quantities = z.record(z.string(), z.string());
@@ -23,9 +24,12 @@ export const jobTemplateSchema = z.strictObject({
 });
 export type JobTemplate = z.infer<typeof jobTemplateSchema>;
 
+/** `egress`: lists that replace the EGRESS_* lists of the same name for this location's runs (docs/egress.md). */
+const egress = egressOverrideSchema.optional();
+
 export const locationSchema = z.discriminatedUnion('executor', [
-  z.strictObject({ name: dnsLabel, executor: z.literal('worker') }),
-  z.strictObject({ name: dnsLabel, executor: z.literal('job'), job: jobTemplateSchema }),
+  z.strictObject({ name: dnsLabel, executor: z.literal('worker'), egress }),
+  z.strictObject({ name: dnsLabel, executor: z.literal('job'), job: jobTemplateSchema, egress }),
 ]);
 export type Location = z.infer<typeof locationSchema>;
 

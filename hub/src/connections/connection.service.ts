@@ -2,7 +2,9 @@ import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
+import { createEgressPolicy, type EgressPolicy } from '../egress/egress-policy.js';
+import { egressIssueOfHost } from '../egress/egress-validation.js';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { LimitOffset } from '../http/paging.js';
 import type { Clock } from '../system/clock.js';
 import { sealConnectionCredentials } from './connection-credentials.js';
@@ -19,6 +21,8 @@ export interface ConnectionServiceDeps {
   db: Db;
   cipher: CredentialCipher;
   clock: Clock;
+  /** What deliveries may connect to: an SMTP host it refuses is a 400. Default the built-in denies. */
+  egress?: EgressPolicy;
 }
 
 export function connectionRowToConnection(row: ConnectionRow): Connection {
@@ -36,7 +40,8 @@ export function connectionRowToConnection(row: ConnectionRow): Connection {
   };
 }
 
-export function createConnectionService({ db, cipher, clock }: ConnectionServiceDeps) {
+export function createConnectionService({ db, cipher, clock, ...deps }: ConnectionServiceDeps) {
+  const egress = deps.egress ?? createEgressPolicy();
   return {
     async list(organizationId: string, page: LimitOffset) {
       const { rows, total } = await listConnections(db, organizationId, page);
@@ -50,6 +55,10 @@ export function createConnectionService({ db, cipher, clock }: ConnectionService
     },
 
     async create(organizationId: string, input: CreateConnection): Promise<Connection> {
+      const { host, port } = input.credentials;
+      const issue = egressIssueOfHost(egress, host, port, 'credentials.host');
+      if (issue !== undefined)
+        throw new ValidationError(`invalid body: ${issue.path}: ${issue.message}`, [issue]);
       const id = newId('con');
       const now = clock.now();
       const row = await insertConnection(db, {

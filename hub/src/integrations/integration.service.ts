@@ -3,6 +3,8 @@ import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
+import { createEgressPolicy, type EgressPolicy } from '../egress/egress-policy.js';
+import { egressIssueOfUrl } from '../egress/egress-validation.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { LimitOffset } from '../http/paging.js';
 import type { Clock } from '../system/clock.js';
@@ -27,6 +29,8 @@ export interface IntegrationServiceDeps {
   db: Db;
   cipher: CredentialCipher;
   clock: Clock;
+  /** What deliveries may connect to: a webhook URL it refuses is a 400. Default the built-in denies. */
+  egress?: EgressPolicy;
 }
 
 export function integrationRowToIntegration(row: IntegrationRow): Integration {
@@ -51,7 +55,15 @@ function withoutProviderType(config: WritableIntegrationConfig): string {
   return JSON.stringify(rest);
 }
 
-export function createIntegrationService({ db, cipher, clock }: IntegrationServiceDeps) {
+export function createIntegrationService({ db, cipher, clock, ...deps }: IntegrationServiceDeps) {
+  const egress = deps.egress ?? createEgressPolicy();
+  function checkEgress(config: WritableIntegrationConfig | undefined): void {
+    if (config?.providerType !== 'webhook') return;
+    const issue = egressIssueOfUrl(egress, config.url, 'config.url');
+    if (issue !== undefined)
+      throw new ValidationError(`invalid body: ${issue.path}: ${issue.message}`, [issue]);
+  }
+
   /** An email integration sends through an smtp connection of the same organization; a webhook has none. */
   async function checkConnection(organizationId: string, providerType: string, connectionId: string | null) {
     if (providerType === 'webhook') {
@@ -100,6 +112,7 @@ export function createIntegrationService({ db, cipher, clock }: IntegrationServi
 
     async create(organizationId: string, input: CreateIntegration): Promise<Integration> {
       const providerType = input.config.providerType;
+      checkEgress(input.config);
       await checkConnection(organizationId, providerType, input.connectionId ?? null);
       if (providerType === 'webhook' && input.credentials === undefined) {
         const message = 'a webhook integration needs credentials.signingSecret (whsec_...)';
@@ -142,6 +155,7 @@ export function createIntegrationService({ db, cipher, clock }: IntegrationServi
           { path: 'config.providerType', message },
         ]);
       }
+      checkEgress(patch.config);
       if (patch.connectionId !== undefined)
         await checkConnection(organizationId, existing.provider_type, patch.connectionId);
       try {

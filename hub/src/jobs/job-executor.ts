@@ -13,11 +13,13 @@ export function createJobExecutor(options: {
   batch: BatchV1Api;
   template: JobTemplate;
   runTimeoutMs: number;
+  /** The location's EGRESS_* lists, passed to its runners (see buildRunnerJob). */
+  egressEnvironment?: ReadonlyArray<{ name: string; value: string }>;
   log: Logger;
 }): LocationExecutor {
   return {
     async execute(run) {
-      const job = buildRunnerJob(run, options.template, options.runTimeoutMs);
+      const job = buildRunnerJob(run, options.template, options.runTimeoutMs, options.egressEnvironment);
       try {
         await options.batch.createNamespacedJob({ namespace: options.template.namespace, body: job });
         options.log.info({ runId: run.id, job: job.metadata?.name }, 'runner Job created');

@@ -24,7 +24,16 @@ function labelValue(value: string): string {
     .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
 }
 
-export function buildRunnerJob(run: RunRow, template: JobTemplate, runTimeoutMs: number): V1Job {
+/**
+ * `egressEnvironment`: the EGRESS_* lists in force for the run's location (the hub's, with the location's
+ * override applied), so the runner in the Job enforces the same policy a worker of that location would.
+ */
+export function buildRunnerJob(
+  run: RunRow,
+  template: JobTemplate,
+  runTimeoutMs: number,
+  egressEnvironment: ReadonlyArray<{ name: string; value: string }> = [],
+): V1Job {
   const labels = {
     'app.kubernetes.io/name': 'meerkat-runner',
     [RUN_LABEL]: labelValue(run.id),
@@ -48,6 +57,8 @@ export function buildRunnerJob(run: RunRow, template: JobTemplate, runTimeoutMs:
         metadata: { labels },
         spec: {
           restartPolicy: 'Never',
+          // The runner talks to the hub's API only: no Kubernetes token in a pod that runs users' requests.
+          automountServiceAccountToken: false,
           ...(template.serviceAccountName ? { serviceAccountName: template.serviceAccountName } : {}),
           ...(template.nodeSelector ? { nodeSelector: template.nodeSelector } : {}),
           ...(template.tolerations ? { tolerations: template.tolerations } : {}),
@@ -66,6 +77,7 @@ export function buildRunnerJob(run: RunRow, template: JobTemplate, runTimeoutMs:
                     secretKeyRef: { name: template.apiKeySecret.name, key: template.apiKeySecret.key },
                   },
                 },
+                ...egressEnvironment,
               ],
               ...(template.resources ? { resources: template.resources } : {}),
               securityContext: {

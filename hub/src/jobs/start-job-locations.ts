@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
+import { egressPoliciesOf } from '../egress/egress-policies.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
 import type { Components } from '../server/components.js';
@@ -24,6 +25,7 @@ export function startJobLocations(options: {
   const hooks = options.hooks ?? [];
   const executors = new Map<string, LocationExecutor>();
   const watchers: Array<{ stop(): Promise<void> }> = [];
+  const egress = egressPoliciesOf(settings);
   for (const location of settings.LOCATIONS) {
     if (location.executor !== 'job') continue;
     const kubeConfig = kubeConfigFor(location.job);
@@ -32,6 +34,7 @@ export function startJobLocations(options: {
       batch,
       template: location.job,
       runTimeoutMs: settings.RUN_TIMEOUT_MS,
+      egressEnvironment: egress.environmentFor(location.name),
       log,
     });
     executors.set(location.name, {

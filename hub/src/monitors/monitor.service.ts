@@ -10,6 +10,8 @@ import type { Db } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/tables.js';
+import { createEgressPolicies, type EgressPolicies } from '../egress/egress-policies.js';
+import { monitorEgressIssues } from '../egress/monitor-egress.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
 import type { MonitorDependant } from './monitor-dependants.js';
@@ -36,6 +38,8 @@ export interface MonitorServiceDeps {
   clock: Clock;
   /** Names of the configured locations (LOCATIONS); a monitor may only name these. */
   locations: readonly string[];
+  /** What each location may connect to; a `base` it refuses is a 400. Default the built-in denies. */
+  egress?: Pick<EgressPolicies, 'forLocation'>;
   dependants?: readonly MonitorDependant[];
   schemaMigrations?: readonly MonitorSchemaMigration[];
 }
@@ -84,6 +88,13 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     throw new ValidationError(`invalid body: ${details[0]?.path}: ${details[0]?.message}`, details);
   }
 
+  const egress = deps.egress ?? createEgressPolicies({ lists: {} });
+  function checkEgress(definition: MonitorDefinition): void {
+    const details = monitorEgressIssues(definition, egress);
+    if (details.length > 0)
+      throw new ValidationError(`invalid body: ${details[0]?.path}: ${details[0]?.message}`, details);
+  }
+
   async function upsertInTransaction(
     tx: Transaction<Database>,
     organizationId: string,
@@ -124,6 +135,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     definition: MonitorDefinition,
   ): Promise<UpsertOutcome> {
     checkLocations(definition);
+    checkEgress(definition);
     try {
       return await db.transaction().execute((tx) => upsertInTransaction(tx, organizationId, id, definition));
     } catch (error) {

@@ -5,9 +5,11 @@ import type { Components } from '../server/components.js';
 import { systemClock, type Clock } from '../system/clock.js';
 import { createBullmqDeliveryQueue } from './bullmq-delivery-queue.js';
 import { createChatChannel } from './channels/chat-channel.js';
-import { emailChannel } from './channels/email-channel.js';
+import { createEgressAgent } from '../egress/egress-connector.js';
+import { createEgressPolicy, type EgressPolicy } from '../egress/egress-policy.js';
+import { createEmailChannel } from './channels/email-channel.js';
 import type { NotificationChannel } from './channels/channel.js';
-import { webhookChannel } from './channels/webhook-channel.js';
+import { createWebhookChannel } from './channels/webhook-channel.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { createInProcessDeliveryQueue } from './in-process-delivery-queue.js';
 import { createDeliveryHandler, type DeliveryAttemptOutcome } from './notification-delivery.js';
@@ -23,6 +25,11 @@ export interface NotifierOptions {
   clock?: Clock;
   /** Told what each delivery attempt came to (the process's delivery metrics). */
   onDeliveryAttempt?: (outcome: DeliveryAttemptOutcome) => void;
+  /**
+   * What webhook and email deliveries may connect to: the global policy of the process (egressPoliciesOf);
+   * default the built-in denies of a production process. Chat goes to SLACK_API_URL, which the operator set.
+   */
+  egress?: EgressPolicy;
 }
 
 /**
@@ -36,10 +43,12 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
     (settings.REDIS_URL === undefined
       ? createInProcessDeliveryQueue()
       : createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL }));
+  const egress = options.egress ?? createEgressPolicy();
+  const webhookAgent = createEgressAgent(egress, { connectTimeoutMs: 15_000 });
   const channels = [
     createChatChannel({ slackApiUrl: settings.SLACK_API_URL }),
-    emailChannel,
-    webhookChannel,
+    createEmailChannel({ egress }),
+    createWebhookChannel({ dispatcher: webhookAgent }),
   ] as ReadonlyArray<NotificationChannel<unknown>>;
   const deliver = createDeliveryHandler({
     db: options.components.db,
@@ -68,6 +77,7 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
     async close() {
       await consumer.close();
       await deliveries.close();
+      await webhookAgent.close();
     },
   };
 }

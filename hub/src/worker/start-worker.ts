@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
-import { createMonitorRunner } from '../runner/monitor-runner.js';
+import type { EgressPolicy } from '../egress/egress-policy.js';
+import { egressPoliciesOf } from '../egress/egress-policies.js';
+import { createMonitorRunner, type MonitorRunner } from '../runner/monitor-runner.js';
 import type { Components } from '../server/components.js';
 import { systemClock } from '../system/clock.js';
 import { startProcessMaintenance } from './maintenance.js';
@@ -27,25 +29,38 @@ export interface StartWorkerOptions {
  */
 export function startWorker(options: StartWorkerOptions): { close(): Promise<void> } {
   const { settings, log, components } = options;
-  const runner = createMonitorRunner({
-    requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
-    runTimeoutMs: settings.RUN_TIMEOUT_MS,
-  });
   const shutdown = new AbortController();
   // Every run in flight listens for the shutdown: that is up to `concurrency` listeners, not a leak.
   setMaxListeners(options.concurrency + 10, shutdown.signal);
-  const workerExecutor = createWorkerExecutor({
-    db: components.db,
-    runner,
-    secrets: components.secrets,
-    clock: systemClock,
-    log,
-    hooks: options.hooks ?? [],
-  });
+  // A pooled connection opened under one location's egress policy must never serve another's runs, so each
+  // distinct policy gets a runner (and Agent) of its own; locations without an override share the global one.
+  const egress = egressPoliciesOf(settings);
+  const runners = new Map<EgressPolicy, { runner: MonitorRunner; executor: LocationExecutor }>();
+  const executorFor = (location: string): LocationExecutor => {
+    const policy = egress.forLocation(location);
+    const existing = runners.get(policy);
+    if (existing !== undefined) return existing.executor;
+    const runner = createMonitorRunner({
+      requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
+      runTimeoutMs: settings.RUN_TIMEOUT_MS,
+      assertionBudgetMs: settings.ASSERTION_BUDGET_MS,
+      egress: policy,
+    });
+    const executor = createWorkerExecutor({
+      db: components.db,
+      runner,
+      secrets: components.secrets,
+      clock: systemClock,
+      log,
+      hooks: options.hooks ?? [],
+    });
+    runners.set(policy, { runner, executor });
+    return executor;
+  };
   const executors = new Map<string, LocationExecutor>();
   for (const location of settings.LOCATIONS) {
     if (options.locations.includes(location.name) && location.executor === 'worker')
-      executors.set(location.name, workerExecutor);
+      executors.set(location.name, executorFor(location.name));
   }
   const handler = createRunJobHandler({
     db: components.db,
@@ -69,7 +84,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       await consumer.close();
       clearTimeout(abortLater);
       await maintenance.stop();
-      await runner.close();
+      await Promise.all([...runners.values()].map(({ runner }) => runner.close()));
     },
   };
 }

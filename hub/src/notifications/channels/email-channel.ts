@@ -1,7 +1,15 @@
 import { createTransport } from 'nodemailer';
 import { z } from 'zod';
 import { smtpCredentialsSchema } from '../../connections/connection.schema.js';
-import { headlineOf, plainTextOf, type NotificationChannel, type NotificationMessage } from './channel.js';
+import type { EgressPolicy } from '../../egress/egress-policy.js';
+import { egressSmtpSocket } from '../../egress/egress-socket.js';
+import {
+  headlineOf,
+  plainTextOf,
+  type DeliveryReceipt,
+  type NotificationChannel,
+  type NotificationMessage,
+} from './channel.js';
 import { escapeHtml } from './html-escape.js';
 
 export const emailChannelConfig = z.object({
@@ -29,34 +37,51 @@ function htmlOf(message: NotificationMessage): string {
   return `<h2>${escapeHtml(headlineOf(message))}</h2><p>${escapeHtml(message.triggerReason)}</p><table>${table}</table>${link}`;
 }
 
-/** Email over the SMTP server of the integration's connection, with HTML and plain-text parts. */
-export const emailChannel: NotificationChannel<EmailChannelConfig> = {
-  type: 'email',
-  configSchema: emailChannelConfig,
-  async send(config, message) {
-    const { smtp } = config;
-    const transport = createTransport({
-      host: smtp.host,
-      port: smtp.port,
-      secure: smtp.secure ?? false,
-      ...(smtp.user === undefined ? {} : { auth: { user: smtp.user, pass: smtp.password ?? '' } }),
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * Email over the SMTP server of the integration's connection, with HTML and plain-text parts. The connection to
+ * the server is opened under the egress policy (egressSmtpSocket), as a webhook's is.
+ */
+export function createEmailChannel(options: {
+  egress: EgressPolicy;
+}): NotificationChannel<EmailChannelConfig> {
+  const getSocket = egressSmtpSocket(options.egress, CONNECT_TIMEOUT_MS);
+  return {
+    type: 'email',
+    configSchema: emailChannelConfig,
+    send: (config, message) => sendEmail(config, message, getSocket),
+  };
+}
+
+async function sendEmail(
+  config: EmailChannelConfig,
+  message: NotificationMessage,
+  getSocket: ReturnType<typeof egressSmtpSocket>,
+): Promise<DeliveryReceipt> {
+  const { smtp } = config;
+  const transport = createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure ?? false,
+    getSocket,
+    ...(smtp.user === undefined ? {} : { auth: { user: smtp.user, pass: smtp.password ?? '' } }),
+  });
+  try {
+    const info = await transport.sendMail({
+      from:
+        config.fromName === undefined
+          ? config.fromAddress
+          : { name: config.fromName, address: config.fromAddress },
+      to: config.toAddresses,
+      ...(config.replyTo === undefined ? {} : { replyTo: config.replyTo }),
+      subject: `[Meerkat] ${headlineOf(message)}: ${message.triggerReason}`,
+      text: plainTextOf(message),
+      html: htmlOf(message),
+      headers: { 'X-Meerkat-Event-Id': message.eventId },
     });
-    try {
-      const info = await transport.sendMail({
-        from:
-          config.fromName === undefined
-            ? config.fromAddress
-            : { name: config.fromName, address: config.fromAddress },
-        to: config.toAddresses,
-        ...(config.replyTo === undefined ? {} : { replyTo: config.replyTo }),
-        subject: `[Meerkat] ${headlineOf(message)}: ${message.triggerReason}`,
-        text: plainTextOf(message),
-        html: htmlOf(message),
-        headers: { 'X-Meerkat-Event-Id': message.eventId },
-      });
-      return { messageId: info.messageId, channelMeta: { channelType: 'email' } };
-    } finally {
-      transport.close();
-    }
-  },
-};
+    return { messageId: info.messageId, channelMeta: { channelType: 'email' } };
+  } finally {
+    transport.close();
+  }
+}

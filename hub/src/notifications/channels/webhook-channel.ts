@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { ChannelSendError, type NotificationChannel, type NotificationMessage } from './channel.js';
 
@@ -24,29 +25,43 @@ export function webhookPayloadOf(message: NotificationMessage) {
   };
 }
 
-/** POSTs the payload signed per Standard Webhooks; any non-2xx answer is a failed attempt. */
-export const webhookChannel: NotificationChannel<WebhookChannelConfig> = {
-  type: 'webhook',
-  configSchema: webhookChannelConfig,
-  async send(config, message) {
-    const body = JSON.stringify(webhookPayloadOf(message));
-    // One id per attempt lets the receiver tell retries apart; eventId in the body ties them together.
-    const id = `msg_${randomUUID()}`;
-    const timestamp = new Date();
-    const signature = new Webhook(config.signingSecret).sign(id, timestamp, body);
-    const response = await fetch(config.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-      body,
-      signal: AbortSignal.timeout(15_000),
-    });
-    await response.body?.cancel();
-    if (!response.ok) throw new ChannelSendError(`webhook answered HTTP ${response.status}`, response.status);
-    return { responseCode: response.status, messageId: id, channelMeta: { channelType: 'webhook' } };
-  },
-};
+const SEND_TIMEOUT_MS = 15_000;
+
+/**
+ * POSTs the payload signed per Standard Webhooks; any non-2xx answer is a failed attempt. `dispatcher` is an Agent
+ * under the egress policy (createEgressAgent). Redirects are not followed (as Standard Webhooks senders do): a
+ * 3xx is a failed attempt, so a receiver cannot bounce the signed payload to an address the policy would refuse.
+ */
+export function createWebhookChannel(options: {
+  dispatcher: Dispatcher;
+}): NotificationChannel<WebhookChannelConfig> {
+  return {
+    type: 'webhook',
+    configSchema: webhookChannelConfig,
+    async send(config, message) {
+      const body = JSON.stringify(webhookPayloadOf(message));
+      // One id per attempt lets the receiver tell retries apart; eventId in the body ties them together.
+      const id = `msg_${randomUUID()}`;
+      const timestamp = new Date();
+      const signature = new Webhook(config.signingSecret).sign(id, timestamp, body);
+      const response = await request(config.url, {
+        dispatcher: options.dispatcher,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+        body,
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
+      await response.body.dump();
+      const status = response.statusCode;
+      if (status >= 300 && status < 400)
+        throw new ChannelSendError(`webhook answered HTTP ${status}; redirects are not followed`, status);
+      if (status >= 400) throw new ChannelSendError(`webhook answered HTTP ${status}`, status);
+      return { responseCode: status, messageId: id, channelMeta: { channelType: 'webhook' } };
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { Settings } from '../config/settings.js';
+import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
+import {
+  EGRESS_SETTING_OF,
+  egressListsOf,
+  type EgressListName,
+  type EgressLists,
+  type EgressOverride,
+} from './egress-rules.js';
+
+/** The egress policy of each location, and the one of what is not tied to a location (notifications). */
+export interface EgressPolicies {
+  readonly global: EgressPolicy;
+  /** The location's policy: the global one unless its LOCATIONS entry carries an `egress` override. */
+  forLocation(name: string): EgressPolicy;
+  /** The lists in force for a location as EGRESS_* variables: what a runner Job of that location is given. */
+  environmentFor(name: string): Array<{ name: string; value: string }>;
+}
+
+export interface EgressPoliciesOptions {
+  lists: EgressLists;
+  locations?: ReadonlyArray<{ name: string; egress?: EgressOverride | undefined }>;
+  allowLoopback?: boolean;
+  ownPorts?: readonly number[];
+}
+
+const LIST_NAMES = Object.keys(EGRESS_SETTING_OF) as EgressListName[];
+
+export function createEgressPolicies(options: EgressPoliciesOptions): EgressPolicies {
+  const base = { allowLoopback: options.allowLoopback ?? false, ownPorts: options.ownPorts ?? [] };
+  const global = createEgressPolicy({ ...base, lists: options.lists });
+  const perLocation = new Map<string, { policy: EgressPolicy; lists: EgressLists }>();
+  for (const location of options.locations ?? []) {
+    const override = location.egress;
+    if (override === undefined) continue;
+    const overridden = LIST_NAMES.filter((name) => override[name] !== undefined);
+    const lists = { ...options.lists, ...override };
+    const sources = Object.fromEntries(
+      overridden.map((name) => [name, `LOCATIONS ${location.name} egress.${name}`]),
+    );
+    perLocation.set(location.name, { policy: createEgressPolicy({ ...base, lists, sources }), lists });
+  }
+  return {
+    global,
+    forLocation: (name) => perLocation.get(name)?.policy ?? global,
+    environmentFor(name) {
+      const lists = perLocation.get(name)?.lists ?? options.lists;
+      return LIST_NAMES.flatMap((list) => {
+        const entries = lists[list] ?? [];
+        return entries.length === 0 ? [] : [{ name: EGRESS_SETTING_OF[list], value: entries.join(',') }];
+      });
+    },
+  };
+}
+
+/**
+ * The policies of a process from its settings. Loopback is allowed only in `meerkat dev`; the hub's API and
+ * metrics ports are refused on this host's addresses everywhere, so a monitor cannot read the hub itself.
+ */
+export function egressPoliciesOf(
+  settings: Readonly<
+    Pick<
+      Settings,
+      | 'EGRESS_DENY_CIDRS'
+      | 'EGRESS_ALLOW_CIDRS'
+      | 'EGRESS_DENY_HOSTS'
+      | 'EGRESS_ALLOW_HOSTS'
+      | 'LOCATIONS'
+      | 'PORT'
+      | 'METRICS_PORT'
+      | 'processKind'
+    >
+  >,
+): EgressPolicies {
+  return createEgressPolicies({
+    lists: egressListsOf(settings),
+    locations: settings.LOCATIONS,
+    allowLoopback: settings.processKind === 'dev',
+    ownPorts: [settings.PORT, settings.METRICS_PORT],
+  });
+}
