@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { sendFollowingRedirects, type RedirectHop } from './redirect-hops.js';
 import { RequestProbe } from './request-timings.js';
 import { receiveBody } from './response-body.js';
 import { resolveRequestTarget, type RequestTarget } from './request-target.js';
@@ -26,6 +27,7 @@ async function sendWithinTimeout(
   context: StepContext,
   probe: RequestProbe,
   onHeaders: (response: Dispatcher.ResponseData) => void,
+  onRedirect: (hop: RedirectHop) => void,
 ) {
   const timeoutMs = node.timeout_ms ?? context.requestTimeoutMs;
   const controller = new AbortController();
@@ -37,16 +39,13 @@ async function sendWithinTimeout(
   context.runSignal.addEventListener('abort', onRunAbort, { once: true });
   try {
     context.runSignal.throwIfAborted();
-    const dispatcher = node.follow_redirects
-      ? context.dispatchers.followingRedirects
-      : context.dispatchers.direct;
     const response = await probe.observe(() =>
-      request(target.url, {
-        dispatcher,
-        method: node.method,
-        headers: target.headers,
-        body: target.body,
+      sendFollowingRedirects(target, node.method, {
+        dispatcher: context.dispatcher,
         signal: controller.signal,
+        follow: node.follow_redirects === true,
+        safeHeaders: new Set((node.redirect_safe_headers ?? []).map((name) => name.toLowerCase())),
+        onRedirect,
       }),
     );
     probe.headersAt = performance.now();
@@ -76,9 +75,14 @@ export async function executeHttpRequest(node: HttpRequestNode, context: StepCon
     const target = await unlessAborted(resolveRequestTarget(node, context), context.runSignal);
     result.request = { method: node.method, url: target.url };
     probe = new RequestProbe();
-    const { response, body } = await sendWithinTimeout(node, target, context, probe, (headers) => {
-      result.response = { status: headers.statusCode, bytes: 0 };
-    });
+    const { response, body } = await sendWithinTimeout(
+      node,
+      target,
+      context,
+      probe,
+      (headers) => (result.response = { status: headers.statusCode, bytes: 0 }),
+      (hop) => (result.redirects ??= []).push(hop),
+    );
     const timings = probe.timings();
     result.response = { status: response.statusCode, bytes: body.bytes };
     result.timings = timings;

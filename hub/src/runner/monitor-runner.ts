@@ -1,17 +1,21 @@
 import { rootCertificates } from 'node:tls';
-import { Agent, interceptors, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { MonitorDefinition, MonitorNode } from '../contract/monitor-definition.js';
+import { guardedConnector } from '../egress/egress-connector.js';
+import { createEgressPolicy } from '../egress/egress-policy.js';
 import type { SecretReader } from '../secrets/secret-store.js';
+import { createAssertionPool } from './assertion-pool.js';
 import { executeAssertions } from './assertion-step.js';
+import { planBodyChecks } from './body-checks.js';
 import { executeHttpRequest } from './http-request-step.js';
 import { finalizeOutcome } from './outcome-finalization.js';
 import { buildTimedConnector, observeUndiciRequests } from './request-timings.js';
 import { executeGraph } from './run-graph.js';
 import {
+  DEFAULT_ASSERTION_BUDGET_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_RUN_TIMEOUT_MS,
-  MAX_REDIRECTS,
   type ErrorClass,
   type MonitorRunnerOptions,
   type RunOutcome,
@@ -40,7 +44,7 @@ export interface RunContext {
 export interface MonitorRunner {
   /** Executes one run of the monitor's graph. Never rejects: every problem is in the outcome. */
   run(monitor: MonitorDefinition, context: RunContext): Promise<RunOutcome>;
-  /** Closes the runner's own connection pool (never a dispatcher passed in). */
+  /** Closes the runner's own connection pool (never a dispatcher passed in) and its assertion threads. */
   close(): Promise<void>;
 }
 
@@ -51,7 +55,7 @@ function executeStep(node: MonitorNode, context: StepContext): Promise<StepResul
     case 'WAIT':
       return executeWait(node, context);
     case 'ASSERTION':
-      return Promise.resolve(executeAssertions(node, context));
+      return executeAssertions(node, context);
   }
 }
 
@@ -88,11 +92,14 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
   const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const clock = options.clock ?? { now: () => new Date() };
+  const assertionBudgetMs = options.assertionBudgetMs ?? DEFAULT_ASSERTION_BUDGET_MS;
+  // Threads start on the first JSONPath assertion, so a runner whose monitors have none never has one.
+  const assertionPool = createAssertionPool();
   // undici's connect timeout is set past any request's own, so the request timeout is the one that speaks.
   const ownAgent =
     options.dispatcher === undefined
       ? new Agent({
-          connect: buildTimedConnector({
+          connect: guardedConnector(options.egress ?? createEgressPolicy(), buildTimedConnector, {
             timeout: runTimeoutMs + 1_000,
             ...(options.extraCaCertificates === undefined
               ? {}
@@ -100,11 +107,7 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
           }),
         })
       : undefined;
-  const direct: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
-  const dispatchers = {
-    direct,
-    followingRedirects: direct.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS })),
-  };
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
   const releaseObserver = ownAgent === undefined ? () => undefined : observeUndiciRequests();
 
   async function run(monitor: MonitorDefinition, context: RunContext): Promise<RunOutcome> {
@@ -126,9 +129,14 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
       },
       secretValues: new Set(),
       responses: new Map(),
-      dispatchers,
+      dispatcher,
       requestTimeoutMs,
       maxBodyBytes,
+      bodyChecks: planBodyChecks(monitor.nodes, {
+        pool: assertionPool,
+        budgetMs: assertionBudgetMs,
+        runSignal: controller.signal,
+      }),
       now: () => clock.now(),
     };
     let results: Map<string, StepResult>;
@@ -157,7 +165,7 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
     run,
     async close() {
       releaseObserver();
-      await ownAgent?.close();
+      await Promise.all([ownAgent?.close(), assertionPool.close()]);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { resolveSecretRefs, type JsonValue } from '../secrets/secret-refs.js';
 import { version } from '../system/version.js';
+import { checkResolvedHeaderValues } from './header-values.js';
 import type { HttpRequestNode, StepContext } from './step-context.js';
 
 /** A request with every secret reference replaced by its value, ready to send. */
@@ -7,6 +8,8 @@ export interface RequestTarget {
   url: string;
   headers: Record<string, string>;
   body: string | undefined;
+  /** Lower-case names of the headers whose value came from a `$secret`: never sent on to another origin. */
+  secretHeaders: ReadonlySet<string>;
 }
 
 /** `base` and `path` with exactly one "/" between them; `base` may carry a path prefix, `path` a query string. */
@@ -55,8 +58,19 @@ export async function resolveRequestTarget(
   const url = joinBaseAndPath(resolved.base, resolved.path);
   checkUrl(url);
   const headers = { ...resolved.headers };
+  checkResolvedHeaderValues(headers);
   if (!hasHeader(headers, 'user-agent')) headers['user-agent'] = `meerkat/${version}`;
   if (resolved.body !== undefined && !hasHeader(headers, 'content-type'))
     headers['content-type'] = 'application/json';
-  return { url, headers, body: resolved.body === undefined ? undefined : JSON.stringify(resolved.body) };
+  const secretHeaders = new Set(
+    Object.entries(node.headers ?? {})
+      .filter(([, value]) => typeof value !== 'string')
+      .map(([name]) => name.toLowerCase()),
+  );
+  return {
+    url,
+    headers,
+    body: resolved.body === undefined ? undefined : JSON.stringify(resolved.body),
+    secretHeaders,
+  };
 }

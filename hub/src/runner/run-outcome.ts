@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { EgressPolicy } from '../egress/egress-policy.js';
 
 /** The error classes of DESIGN.md "Health": the keys of a monitor's `errorDistribution`. */
 export const ERROR_CLASSES = ['assertion', 'timeout', 'connection', 'dns', 'tls', 'http', 'runner'] as const;
@@ -45,6 +46,8 @@ export interface StepResult {
   request?: { method: string; url: string };
   response?: { status: number; bytes: number };
   timings?: StepTimings;
+  /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
+  redirects?: Array<{ status: number; url: string }>;
   assertions?: AssertionOutcome[];
 }
 
@@ -71,9 +74,15 @@ export interface MonitorRunnerOptions {
   maxBodyBytes?: number;
   /**
    * The connection pool to send requests through; the runner builds (and closes) its own keep-alive Agent when
-   * absent. DNS, connect and TLS timings are only measured on the runner's own Agent.
+   * absent. DNS, connect and TLS timings are only measured on the runner's own Agent, and only its connections
+   * pass `egress`: a dispatcher passed in answers for its own.
    */
   dispatcher?: Dispatcher;
+  /**
+   * The egress policy every connection of the runner's own Agent passes (docs/egress.md); default the built-in
+   * denies of a production process (link-local, metadata, loopback).
+   */
+  egress?: EgressPolicy;
   /**
    * PEM certificates the runner's own Agent trusts besides Node's bundled roots: the CA of an internal API.
    * (NODE_EXTRA_CA_CERTS does the same for the whole process.)
@@ -81,11 +90,17 @@ export interface MonitorRunnerOptions {
   extraCaCertificates?: string[];
   /** Source of the timestamps in the outcome; durations come from a monotonic clock. */
   clock?: { now(): Date };
+  /**
+   * ASSERTION_BUDGET_MS: the time a run's JSONPath body assertions may take, together, on the runner's assertion
+   * threads; past it they fail (docs/adr/0010-assertion-evaluation.md). Default 2 000.
+   */
+  assertionBudgetMs?: number;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_RUN_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_ASSERTION_BUDGET_MS = 2_000;
 export const MAX_REDIRECTS = 10;
 
 /** The error of a run whose monitor was gone when it started, as the worker and a runner Job report it. */

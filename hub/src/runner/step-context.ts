@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { MonitorNode } from '../contract/monitor-definition.js';
 import type { SecretRefContext } from '../secrets/secret-refs.js';
+import type { BodyChecks } from './body-checks.js';
 import type { ReceivedBody } from './response-body.js';
 
 export type HttpRequestNode = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>;
@@ -25,9 +26,12 @@ export interface StepContext {
   /** Every secret value a step resolved, so that the outcome can be redacted at the end. */
   secretValues: Set<string>;
   responses: Map<string, RecordedResponse>;
-  dispatchers: { direct: Dispatcher; followingRedirects: Dispatcher };
+  /** The runner's pool; redirects are followed by the step itself (redirect-hops.ts), on the same pool. */
+  dispatcher: Dispatcher;
   requestTimeoutMs: number;
   maxBodyBytes: number;
+  /** The run's JSONPath body assertions, evaluated off the event loop. */
+  bodyChecks: BodyChecks;
   now(): Date;
 }
 

@@ -46,6 +46,14 @@ export class ResponseBodyError extends Error {
   }
 }
 
+/** A redirect the runner does not follow: one past MAX_REDIRECTS, or to a location that is not an http(s) URL. */
+export class RedirectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME', 'EAI_FAIL']);
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -106,7 +114,8 @@ export function classifyStepError(
   }
   const message = describeError(error);
   if (error instanceof RequestTimeoutError) return { errorClass: 'timeout', message };
-  if (error instanceof ResponseBodyError) return { errorClass: 'http', message };
+  if (error instanceof ResponseBodyError || error instanceof RedirectError)
+    return { errorClass: 'http', message };
   for (const link of errorChain(error)) {
     // The parser's error has no code for some malformed answers, so its type is what identifies it.
     if (link instanceof errors.HTTPParserError) return { errorClass: 'http', message };
