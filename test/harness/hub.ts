@@ -1,7 +1,6 @@
 // Starts the real express app on port 0 against a fresh PostgreSQL database, with API keys for two
 // organizations, so tests talk HTTP to it and then look at the database.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import {
@@ -18,7 +17,10 @@ import {
 } from '../../hub/src/crypto/credential-cipher.js';
 import { openDatabase, pingDatabase, type Db } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
+import type { EgressPolicies } from '../../hub/src/egress/egress-policies.js';
 import { createApp } from '../../hub/src/http/app.js';
+import { listen } from '../../hub/src/server/listen.js';
+import type { RateLimitSettings } from '../../hub/src/http/rate-limit.js';
 import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
 import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
@@ -30,6 +32,7 @@ import { systemClock } from '../../hub/src/system/clock.js';
 import type { Clock } from '../../hub/src/system/clock.js';
 import type { ReadinessCheck } from '../../hub/src/system/system.routes.js';
 import { createTestDatabase, testRedisUrl } from './database.js';
+import { loopbackEgressPolicies } from './egress.js';
 
 const callers = {
   acmeAdmin: ['acme', 'admin'],
@@ -76,6 +79,10 @@ export interface TestHubOptions {
   slack?: SlackSettings;
   /** METRICS_FLEET_MAX_AGE_PERCENT; the hub's default when absent. */
   metricsFleetMaxAgePercent?: number;
+  /** The API rate limits; none when absent, so tests may call as fast as they like. */
+  rateLimits?: RateLimitSettings;
+  /** What saved monitors and integrations may target; loopback allowed (test/harness/egress.ts) when absent. */
+  egress?: EgressPolicies;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -102,26 +109,28 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
 
   const cipher = createCredentialCipher(generateCredentialKey());
   const secrets = options.secrets?.(db) ?? createLocalSecretStore({ db, cipher });
+  const log = options.log ?? pino({ level: 'silent' });
   const app = createApp({
     db,
-    log: options.log ?? pino({ level: 'silent' }),
+    log,
     verifier: createApiKeyVerifier(entries),
     cipher,
     secrets,
-    runQueue: options.runQueue ?? createInProcessRunQueue(),
+    runQueue: options.runQueue ?? createInProcessRunQueue({ log }),
     monitorDependants: [notificationRuleDependant(systemClock), scheduleDependant],
     readiness,
     locations: testLocations,
+    egress: options.egress ?? loopbackEgressPolicies,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),
   });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Through the hub's own listen(), so requests Node's parser refuses are answered as in production.
+  const server = await listen(createServer(app), 0, '127.0.0.1');
+  const { url } = server;
 
   return {
     url,
@@ -141,10 +150,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
       return fetch(url + path, init);
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await server.close();
       redis?.disconnect();
       await db.destroy();
       await database.drop();

@@ -90,7 +90,11 @@ describe('the hub HTTP foundation', () => {
   it('answers malformed JSON with 400 validation_failed', async () => {
     const res = await hub.request('POST', '/connections', { body: '{"provider": "cloud",' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'request body is not valid JSON', code: 'validation_failed' });
+    expect(await res.json()).toEqual({
+      error: 'request body is not valid JSON',
+      code: 'validation_failed',
+      details: [{ path: '', message: 'request body is not valid JSON' }],
+    });
   });
 
   it('answers a body that is not JSON with 415', async () => {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { assertionSchema } from './assertion.js';
+import { boundedJsonSchema, MAX_JSON_DEPTH } from './json-value.js';
 import { checkMonitorGraph } from './monitor-graph.js';
 import { notificationDefinitionSchema } from './notification-definition.js';
+import { HEADER_NAME, requestHeadersSchema } from './request-headers.js';
 import { secretOrStringSchema } from './secret-reference.js';
 
 export const MONITOR_SCHEMA_VERSION = '1.0';
@@ -16,11 +18,17 @@ export const httpRequestNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
     type: z.literal('HTTP_REQUEST'),
-    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'CONNECT', 'TRACE']),
+    // CONNECT opens a tunnel rather than making a request, and TRACE echoes the request headers, resolved
+    // secrets included, into the response a run records.
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']).meta({
+      description: 'method: required. CONNECT and TRACE are refused.',
+    }),
     base: secretOrStringSchema.meta({ description: 'base: required. Scheme, host and optional base path.' }),
     path: secretOrStringSchema.meta({ description: 'path: required. Joined to base with exactly one "/".' }),
-    headers: z.record(z.string().min(1).max(256), secretOrStringSchema).optional(),
-    body: z.json().optional().meta({ description: 'body: optional. Any JSON, sent as application/json.' }),
+    headers: requestHeadersSchema.optional(),
+    body: boundedJsonSchema.optional().meta({
+      description: `body: optional. Any JSON at most ${MAX_JSON_DEPTH} levels deep, sent as application/json.`,
+    }),
     response_format: z.enum(['JSON', 'XML', 'NO_CONTENT']),
     timeout_ms: z
       .number()
@@ -33,6 +41,16 @@ export const httpRequestNodeSchema = z
       .boolean()
       .optional()
       .meta({ description: 'follow_redirects: optional, default false. Follow up to 10 redirects.' }),
+    redirect_safe_headers: z
+      .array(z.string().regex(HEADER_NAME, 'a header name is 1-256 characters of an RFC 9110 token'))
+      .max(50)
+      .optional()
+      .meta({
+        description:
+          'redirect_safe_headers: optional. Names of headers still sent after a redirect to another origin; ' +
+          'the others are dropped there. Authorization, Cookie, Proxy-Authorization and headers whose value ' +
+          'is a $secret are never sent on.',
+      }),
   })
   .meta({ id: 'HttpRequestNode' });
 

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { hasSqlState, SqlState } from '../db/errors.js';
 import {
   AppError,
   MethodNotAllowedError,
@@ -6,6 +7,7 @@ import {
   RateLimitedError,
   type ErrorCode,
 } from './errors.js';
+import { answerForRequestReadError } from './request-read-errors.js';
 
 const statusByCode: Record<ErrorCode, number> = {
   validation_failed: 400,
@@ -13,51 +15,27 @@ const statusByCode: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   unavailable: 503,
 };
 
-interface BodyParserError {
-  type: string;
-  status?: number;
-  expose?: boolean;
+/** The HTTP status of an error code; answers written outside Express (client-errors.ts) use it too. */
+export function statusOfCode(code: ErrorCode): number {
+  return statusByCode[code];
 }
 
-function isBodyParserError(error: unknown): error is BodyParserError {
+/** Text PostgreSQL cannot store: a last line of defence behind the check in parseInput. */
+function isUnstorableTextError(error: unknown): boolean {
   return (
-    typeof error === 'object' &&
-    error !== null &&
-    'type' in error &&
-    typeof error.type === 'string' &&
-    'expose' in error
+    hasSqlState(error, SqlState.characterNotInRepertoire) ||
+    hasSqlState(error, SqlState.untranslatableCharacter)
   );
-}
-
-/** Errors raised by express.json() before any route sees the request, turned into our typed answers. */
-function fromBodyParser(error: BodyParserError): { status: number; code: ErrorCode; message: string } {
-  switch (error.type) {
-    case 'entity.too.large':
-      return { status: 413, code: 'payload_too_large', message: 'request body is larger than 1 MiB' };
-    case 'entity.parse.failed':
-      return { status: 400, code: 'validation_failed', message: 'request body is not valid JSON' };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return {
-        status: 415,
-        code: 'unsupported_media_type',
-        message: 'request body encoding is not supported',
-      };
-    default:
-      return {
-        status: error.status ?? 400,
-        code: 'validation_failed',
-        message: 'request body could not be read',
-      };
-  }
 }
 
 /** The only place where errors become HTTP answers: `{ error, code, details? }`. */
@@ -68,7 +46,7 @@ export function errorMiddleware(): ErrorRequestHandler {
       return;
     }
     if (error instanceof AppError) {
-      const status = statusByCode[error.code];
+      const status = statusOfCode(error.code);
       if (status === 401) {
         res.status(401).json({ statusCode: 401, error: 'Unauthorized', message: error.message });
         return;
@@ -79,9 +57,17 @@ export function errorMiddleware(): ErrorRequestHandler {
       res.status(status).json({ error: error.message, code: error.code, ...details });
       return;
     }
-    if (isBodyParserError(error)) {
-      const { status, code, message } = fromBodyParser(error);
-      res.status(status).json({ error: message, code });
+    const readError = answerForRequestReadError(error, req);
+    if (readError !== undefined) {
+      const { status, code, message, details, headers } = readError;
+      if (headers) res.set(headers);
+      res.status(status).json({ error: message, code, ...(details ? { details } : {}) });
+      return;
+    }
+    if (isUnstorableTextError(error)) {
+      req.log.warn({ err: error }, 'text the database cannot store got past request validation');
+      const message = 'the request contains text that cannot be stored (NUL or an unpaired surrogate)';
+      res.status(400).json({ error: message, code: 'validation_failed', details: [] });
       return;
     }
     req.log.error({ err: error }, 'unhandled error');

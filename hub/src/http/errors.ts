@@ -6,9 +6,11 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'headers_too_large'
   | 'internal'
   | 'unavailable';
 

@@ -1,15 +1,33 @@
 import type { z } from 'zod';
 import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
+import { fieldNestingDeeperThan } from '../contract/json-value.js';
 import '../contract/zod-messages.js';
 import { ValidationError, type FieldIssue } from './errors.js';
+import { findUnstorableText } from './unstorable-text.js';
+
+/** The message of one issue; a map key that fails its schema says why, not only zod's "Invalid key in record". */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_key') return issue.issues[0]?.message ?? issue.message;
+  return issue.message;
+}
 
 /** One issue per failing field; an unknown key is reported at its own path, not at its parent's. */
 export function toFieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message: 'unknown field' }))
-      : [{ path: formatIssuePath(issue.path), message: issue.message }],
+      : [{ path: formatIssuePath(issue.path), message: messageOf(issue) }],
   );
+}
+
+/**
+ * How deeply any request part may nest. Free-form JSON (connection metadata, reported steps) is written with
+ * JSON.stringify and read by PostgreSQL's jsonb parser, both recursive; definitions bound theirs to 64 levels.
+ */
+export const MAX_REQUEST_DEPTH = 128;
+
+function refuse(issue: FieldIssue, where: string): never {
+  throw new ValidationError(`invalid ${where}: ${describeIssue(issue)}`, [issue]);
 }
 
 /**
@@ -17,10 +35,20 @@ export function toFieldIssues(error: z.ZodError): FieldIssue[] {
  * `where` says which part of the request was parsed (`body`, `query`, `params`).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+  const unstorable = findUnstorableText(input);
+  if (unstorable !== undefined) refuse(unstorable, where);
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const details = toFieldIssues(result.error);
-  const first = details[0];
-  const message = first ? `invalid ${where}: ${describeIssue(first)}` : `invalid ${where}`;
-  throw new ValidationError(message, details);
+  if (!result.success) {
+    const details = toFieldIssues(result.error);
+    const first = details[0];
+    const message = first ? `invalid ${where}: ${describeIssue(first)}` : `invalid ${where}`;
+    throw new ValidationError(message, details);
+  }
+  // After the schema, which bounds its own recursive parts and names the field; this catches free-form JSON.
+  const deepField = fieldNestingDeeperThan(input, MAX_REQUEST_DEPTH);
+  if (deepField !== undefined) {
+    const path = formatIssuePath(deepField === '' ? [] : [deepField]);
+    refuse({ path, message: `nests more than ${MAX_REQUEST_DEPTH} levels of arrays and objects` }, where);
+  }
+  return result.data;
 }

@@ -10,10 +10,12 @@ export const errorBodySchema = z
         'forbidden',
         'not_found',
         'method_not_allowed',
+        'request_timeout',
         'conflict',
         'payload_too_large',
         'unsupported_media_type',
         'rate_limited',
+        'headers_too_large',
         'internal',
         'unavailable',
       ])
@@ -31,6 +33,21 @@ export const unauthorizedBodySchema = z
 
 const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
+/** 429 from the rate limits (docs/adr/0012-rate-limits.md); the request was not processed and may be sent again. */
+export function rateLimitedResponse(description: string): ZodOpenApiResponseObject {
+  return {
+    description,
+    headers: z.object({
+      'Retry-After': z
+        .number()
+        .int()
+        .min(1)
+        .meta({ description: 'Seconds until the request may be sent again.' }),
+    }),
+    ...json(errorBodySchema),
+  };
+}
+
 /** The error answers every authenticated operation may give, plus the ones named. */
 export function errorResponses(...statuses: Array<400 | 404 | 409 | 413 | 415>): ZodOpenApiResponsesObject {
   const described: Record<number, string> = {
@@ -43,6 +60,10 @@ export function errorResponses(...statuses: Array<400 | 404 | 409 | 413 | 415>):
   const responses: Record<string, ZodOpenApiResponseObject> = {
     '401': { description: 'Missing or invalid bearer token.', ...json(unauthorizedBodySchema) },
     '403': { description: 'The caller’s role may not do this.', ...json(errorBodySchema) },
+    '429': rateLimitedResponse(
+      'Too many requests from this caller (API_RATE_LIMIT_PER_SECOND, API_RATE_LIMIT_BURST), or too many refused ' +
+        'credentials from this address (API_AUTH_FAILURES_PER_MINUTE); code `rate_limited`.',
+    ),
     '500': { description: 'Internal error.', ...json(errorBodySchema) },
   };
   for (const status of statuses)

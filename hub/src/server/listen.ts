@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerClientErrorsWithJson } from './client-errors.js';
 
 export interface ListeningServer {
   /** `http://host:port`, with an IPv6 host in brackets. */
@@ -16,13 +17,17 @@ export interface ListenOptions {
   closeConnections?: 'all' | 'idle';
 }
 
-/** Listens on `host:port` (0 for a free port); rejects when the port cannot be taken. */
+/**
+ * Listens on `host:port` (0 for a free port); rejects when the port cannot be taken. Requests Node's parser
+ * refuses get a JSON error body too (client-errors.ts).
+ */
 export async function listen(
   server: Server,
   port: number,
   host: string,
   options: ListenOptions = {},
 ): Promise<ListeningServer> {
+  answerClientErrorsWithJson(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
