@@ -112,9 +112,9 @@ describe('the integrations and notifications API', () => {
     expect((await hub.request('DELETE', '/notifications/rules')).status).toBe(405);
   });
 
-  it('PATCH /notifications/events/{id} records a delivery and merges channelMeta, for service and admin only', async () => {
+  it('PATCH /notifications/events/{id} records a delivery and merges channelMeta, for service only', async () => {
     const [event] = await eventsOf(hub);
-    const patch = (as: 'acmeService' | 'acmeEditor') =>
+    const patch = (as: 'acmeService' | 'acmeEditor' | 'acmeAdmin') =>
       hub.request('PATCH', `/notifications/events/${event?.id}`, {
         as,
         body: {
@@ -123,6 +123,7 @@ describe('the integrations and notifications API', () => {
         },
       });
     expect((await patch('acmeEditor')).status).toBe(403);
+    expect((await patch('acmeAdmin')).status).toBe(403);
     const response = await patch('acmeService');
     expect(response.status).toBe(200);
     const { data } = (await response.json()) as { data: NotificationEvent };

@@ -106,11 +106,14 @@ describe.each(['local', 'gcp'] as const)('the /secrets endpoints on the %s backe
     });
   });
 
-  it('resolves a value for a service or an admin of the same organization', async () => {
+  it('resolves a value for a service of the same organization, and never for an admin', async () => {
     await hub.request('PUT', '/secrets/RUNNER_TOKEN', { body: { value: 'rt-42' } });
     const body = { data: { name: 'RUNNER_TOKEN', environment: 'default', value: 'rt-42' } };
     expect(await json(await resolve('RUNNER_TOKEN'))).toEqual({ status: 200, body });
-    expect(await json(await resolve('RUNNER_TOKEN', { as: 'acmeAdmin' }))).toEqual({ status: 200, body });
+    expect(await json(await resolve('RUNNER_TOKEN', { as: 'acmeAdmin' }))).toEqual({
+      status: 403,
+      body: { error: 'role admin may not resolve secrets', code: 'forbidden' },
+    });
   });
 
   it('answers a resolve for another organization exactly like a missing secret', async () => {

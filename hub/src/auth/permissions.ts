@@ -14,16 +14,10 @@ export type Permission =
 
 const viewer: Permission[] = ['read'];
 const editor: Permission[] = [...viewer, 'monitors:write', 'runs:write', 'secrets:write'];
-const admin: Permission[] = [
-  ...editor,
-  'integrations:write',
-  'connections:write',
-  'oauth:write',
-  'secrets:resolve',
-  'events:report',
-  'runs:report',
-];
-// Runners and notification workers read what they execute, resolve secrets and report deliveries; nothing else.
+// Reporting runs and deliveries and resolving secret values stay with `service` (DESIGN.md "Auth"): an admin who
+// could report would forge results over real failures, and one who could resolve would read every secret value.
+const admin: Permission[] = [...editor, 'integrations:write', 'connections:write', 'oauth:write'];
+// Runners and notification workers read what they execute, resolve secrets and report runs and deliveries.
 const service: Permission[] = ['read', 'secrets:resolve', 'events:report', 'runs:report'];
 
 const grants: Record<Role, ReadonlySet<Permission>> = {

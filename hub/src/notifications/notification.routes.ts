@@ -71,7 +71,7 @@ export const notificationPaths: ZodOpenApiPathsObject = {
   '/notifications/events/{id}': {
     patch: {
       tags: ['notifications'],
-      summary: 'Report a delivery attempt (role service or admin)',
+      summary: 'Report a delivery attempt (role service)',
       requestParams: { path: eventIdParams },
       requestBody: { content: { 'application/json': { schema: deliveryUpdateBody } } },
       responses: {

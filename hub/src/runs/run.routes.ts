@@ -118,7 +118,8 @@ export const runPaths: ZodOpenApiPathsObject = {
   '/runs/{id}/result': {
     put: {
       tags,
-      summary: 'A runner Job reports its run’s outcome, accepted once (role service)',
+      summary:
+        'A runner Job reports its run’s outcome, accepted once while the run is running (role service)',
       requestParams: { path: runIdParams },
       requestBody: { content: { 'application/json': { schema: runResultSchema } } },
       responses: {

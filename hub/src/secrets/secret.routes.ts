@@ -93,7 +93,7 @@ export const secretPaths: ZodOpenApiPathsObject = {
   '/secrets/resolve': {
     post: {
       tags: ['secrets'],
-      summary: 'Read a secret’s value (role service or admin; organizationId must be the caller’s own)',
+      summary: 'Read a secret’s value (role service; organizationId must be the caller’s own)',
       description: 'A POST, so that values stay out of URLs and access logs.',
       requestBody: { content: { 'application/json': { schema: resolveSecretBody } } },
       responses: {
