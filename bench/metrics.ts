@@ -157,7 +157,7 @@ try {
       verifier: createApiKeyVerifier([{ organizationId: 'bench', role: 'viewer', sha256: hashApiKey(key) }]),
       cipher,
       secrets: createLocalSecretStore({ db, cipher }),
-      runQueue: createInProcessRunQueue(),
+      runQueue: createInProcessRunQueue({ log: pino({ level: 'silent' }) }),
       readiness: [],
       clock: { now: () => now },
       ...(fleetMaxAgePercent === undefined ? {} : { metricsFleetMaxAgePercent: fleetMaxAgePercent }),

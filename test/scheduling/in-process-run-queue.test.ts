@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredRunJob } from '../../hub/src/scheduling/run-queue.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { capturedLog } from '../harness/captured-log.js';
+import { eventually } from '../harness/eventually.js';
 
 const DAY_MS = 86_400_000;
 
@@ -11,7 +13,7 @@ describe('the in-process run queue of meerkat dev', () => {
 
   it('runs a 30-day schedule once at its slot, past the longest delay a timer takes (24.8 days)', async () => {
     vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
-    const queue = createInProcessRunQueue();
+    const queue = createInProcessRunQueue({ log: capturedLog().log });
     const delivered: DeliveredRunJob[] = [];
     const consumer = queue.consume(
       ['default'],
@@ -40,5 +42,41 @@ describe('the in-process run queue of meerkat dev', () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(delivered.map((job) => job.slot)).toEqual([String(slot), String(slot + everyMs)]);
     await consumer.close();
+  });
+
+  it('logs a job whose handler throws, names its run, and goes on with the next job', async () => {
+    const capture = capturedLog();
+    const queue = createInProcessRunQueue({ log: capture.log });
+    const handled: string[] = [];
+    const consumer = queue.consume(
+      ['default'],
+      (job) => {
+        handled.push(job.data.runId ?? '');
+        return job.data.runId === 'run_broken'
+          ? Promise.reject(new Error('the result could not be written'))
+          : Promise.resolve();
+      },
+      { concurrency: 1 },
+    );
+    const job = { organizationId: 'acme', monitorId: 'm', location: 'default' };
+    await queue.enqueue({ ...job, runId: 'run_broken' });
+    await queue.enqueue({ ...job, runId: 'run_fine' });
+    await eventually(() => Promise.resolve(handled.length === 2 ? true : undefined));
+    await consumer.close();
+
+    const failures = capture.lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'run job failed');
+    expect(failures).toMatchObject([
+      {
+        level: 50,
+        runId: 'run_broken',
+        organizationId: 'acme',
+        monitorId: 'm',
+        location: 'default',
+        err: { message: 'the result could not be written' },
+      },
+    ]);
+    expect(handled).toEqual(['run_broken', 'run_fine']);
   });
 });

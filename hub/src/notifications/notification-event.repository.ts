@@ -1,14 +1,22 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { storableJsonText, storableText } from '../contract/storable-text.js';
 import type { Executor } from '../db/database.js';
 import type { NotificationEventTable } from '../db/tables.js';
 
 export type NotificationEventRow = Selectable<NotificationEventTable>;
 
+/** The reason and channel payloads quote run errors, which quote what targets answered: made storable here. */
 export async function insertEvent(
   db: Executor,
   row: Insertable<NotificationEventTable>,
 ): Promise<NotificationEventRow> {
-  return db.insertInto('notification_events').values(row).returningAll().executeTakeFirstOrThrow();
+  const storable = {
+    ...row,
+    trigger_reason: storableText(row.trigger_reason),
+    channels_notified: storableJsonText(row.channels_notified),
+    delivery_status: storableJsonText(row.delivery_status),
+  };
+  return db.insertInto('notification_events').values(storable).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findEvent(
@@ -56,8 +64,9 @@ export async function mergeDeliveryStatus(
   status: Record<string, unknown>,
   channelMeta: Record<string, unknown>,
 ): Promise<NotificationEventRow | undefined> {
-  const statusJson = JSON.stringify(status);
-  const metaJson = JSON.stringify(channelMeta);
+  // A delivery error quotes what a receiver answered (an SMTP or HTTP reply), which may hold NUL.
+  const statusJson = storableJsonText(JSON.stringify(status));
+  const metaJson = storableJsonText(JSON.stringify(channelMeta));
   return db
     .updateTable('notification_events')
     .set({

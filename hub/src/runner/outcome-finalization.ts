@@ -1,5 +1,6 @@
 import { createSecretRedactor } from '../secrets/secret-refs.js';
 import type { EvaluatedAssertion } from './assertion-step.js';
+import { derivedSecretForms, hideCutSecretFragments } from './secret-fragments.js';
 import type { AssertionOutcome, ErrorClass, RunOutcome, StepResult } from './run-outcome.js';
 
 const MAX_ACTUAL_CHARS = 1024;
@@ -10,6 +11,8 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 interface Redactor {
   text(text: string): string;
   value(value: unknown): unknown;
+  /** An error message, which may quote a library's cut excerpt of a secret as well as whole values. */
+  message(text: string): string;
 }
 
 /**
@@ -17,8 +20,12 @@ interface Redactor {
  * across JSON syntax made the text unparsable, the redacted text itself stands in for the value.
  */
 function redactorFor(secretValues: string[]): Redactor {
-  if (secretValues.length === 0) return { text: (text) => text, value: (value) => value };
-  const text = createSecretRedactor(secretValues);
+  if (secretValues.length === 0)
+    return { text: (text) => text, value: (value) => value, message: (text) => text };
+  const all = [...secretValues, ...derivedSecretForms(secretValues)];
+  const text = createSecretRedactor(all);
+  const forms = all.flatMap((form) => [form, encodeURIComponent(form), JSON.stringify(form).slice(1, -1)]);
+  const message = (input: string) => hideCutSecretFragments(text(input), forms);
   const value = (input: unknown): unknown => {
     if (typeof input === 'string') return text(input);
     if (input === undefined) return input;
@@ -31,7 +38,7 @@ function redactorFor(secretValues: string[]): Redactor {
       return redacted;
     }
   };
-  return { text, value };
+  return { text, value, message };
 }
 
 /** Keeps run rows small: a long text, or JSON whose text is long, is cut (after redaction, so no half-secret). */
@@ -71,14 +78,16 @@ function finalizeAssertion(
 ): AssertionOutcome {
   const outcome: AssertionOutcome = { ...evaluated, actual: redact.value(evaluated.actual) };
   if ('expected' in evaluated) outcome.expected = redact.value(evaluated.expected);
-  const message = describeAssertion(outcome, problem === undefined ? undefined : redact.text(problem));
+  const message = describeAssertion(outcome, problem === undefined ? undefined : redact.message(problem));
   return { ...outcome, actual: cutActual(outcome.actual), message };
 }
 
 function finalizeStep(step: StepResult, redact: Redactor): StepResult {
   const final: StepResult = { ...step };
-  if (step.error !== undefined) final.error = redact.text(step.error);
+  if (step.error !== undefined) final.error = redact.message(step.error);
   if (step.request !== undefined) final.request = { ...step.request, url: redact.text(step.request.url) };
+  if (step.redirects !== undefined)
+    final.redirects = step.redirects.map((hop) => ({ ...hop, url: redact.text(hop.url) }));
   if (step.assertions !== undefined)
     final.assertions = step.assertions.map((outcome) =>
       finalizeAssertion(outcome as EvaluatedAssertion, redact),
@@ -103,7 +112,7 @@ export function finalizeOutcome(input: {
   const errors: string[] = [];
   const errorClasses: ErrorClass[] = [];
   if (input.runError !== undefined) {
-    errors.push(redact.text(input.runError.message));
+    errors.push(redact.message(input.runError.message));
     errorClasses.push(input.runError.errorClass);
   }
   for (const step of steps) {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { MonitorNode } from '../contract/monitor-definition.js';
+import { findJsonSyntaxFault } from './json-syntax-error.js';
 import { ResponseBodyError } from './step-errors.js';
 
 type ResponseFormat = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>['response_format'];
@@ -60,10 +61,17 @@ export async function receiveBody(
   if (format !== 'JSON' || text.trim() === '') return { bytes: raw.length, text, json: undefined };
   try {
     return { bytes: raw.length, text, json: JSON.parse(text) as unknown };
-  } catch (error) {
+  } catch {
     throw new ResponseBodyError(
-      `the response (status ${status}) is not valid JSON: ${(error as Error).message}`,
+      `the response (status ${status}) is not valid JSON: ${whereNotJson(text)}`,
       raw.length,
     );
   }
+}
+
+/** Where and why the body stops being JSON, never quoting it: JSON.parse's own message quotes the body. */
+function whereNotJson(text: string): string {
+  const fault = findJsonSyntaxFault(text);
+  if (fault === undefined) return 'it does not parse';
+  return `${fault.problem} at line ${fault.line}, column ${fault.column} (position ${fault.position})`;
 }

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { storableJsonText } from '../contract/storable-text.js';
 import type { Executor } from '../db/database.js';
 import type { RunTable } from '../db/tables.js';
 
@@ -93,21 +94,31 @@ export interface RunResult {
   durationMs: number | null;
 }
 
-/** running -> completed/failed, once; `undefined` when the run was already finished (by the reaper, say). */
-export async function finishRun(db: Executor, organizationId: string, id: string, result: RunResult) {
+/**
+ * running (or `from`) -> completed/failed, once; `undefined` when the run was in none of the `from` statuses
+ * (finished by the reaper, say). The condition is in the UPDATE, so two writers can never both finish a run.
+ * Errors and steps quote what targets answered: they are made storable here, on the one way runs are written.
+ */
+export async function finishRun(
+  db: Executor,
+  organizationId: string,
+  id: string,
+  result: RunResult,
+  from: ReadonlyArray<RunRow['status']> = ['pending', 'running'],
+) {
   return db
     .updateTable('runs')
     .set({
       status: result.success ? 'completed' : 'failed',
       success: result.success,
-      errors: JSON.stringify(result.errors),
-      steps: result.steps === null ? null : JSON.stringify(result.steps),
+      errors: storableJsonText(JSON.stringify(result.errors)),
+      steps: result.steps === null ? null : storableJsonText(JSON.stringify(result.steps)),
       completed_at: result.completedAt,
       duration_ms: result.durationMs,
     })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
-    .where('status', 'in', ['pending', 'running'])
+    .where('status', 'in', from)
     .returningAll()
     .executeTakeFirst();
 }

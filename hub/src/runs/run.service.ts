@@ -70,7 +70,10 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
       );
     },
 
-    /** A runner reports its run's outcome; the first report wins and later ones are refused. */
+    /**
+     * A runner reports its run's outcome, accepted only while the run is `running` (the UPDATE's own
+     * condition): the first report wins, and a run never started or already finished answers 409.
+     */
     async report(organizationId: string, id: string, result: RunResultReport): Promise<Run> {
       const finished = await recordRunResult(
         db,
@@ -83,10 +86,13 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
           durationMs: result.durationMs,
         },
         hooks,
+        ['running'],
       );
       if (finished !== undefined) return runRowToRun(finished);
       const row = await findRun(db, organizationId, id);
       if (row === undefined) throw new NotFoundError(`run ${id} not found`);
+      if (row.status === 'pending')
+        throw new ConflictError(`run ${id} is pending, not running: its runner must start it first`);
       throw new ConflictError(`run ${id} already has its result (${row.status})`);
     },
 

@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { DeliveredRunJob, RunConsumer, RunJobData, RunQueue, RunSchedule } from './run-queue.js';
 
 export interface BullmqRunQueueOptions {
@@ -9,6 +10,11 @@ export interface BullmqRunQueueOptions {
    * BullMQ queue `<location>` under the prefix `runs` (keys `runs:<location>:*`). Tests pass their own.
    */
   prefix?: string;
+  /**
+   * Where a consumer's failed job (the handler threw, as when a run's result could not be written) and a
+   * worker's connection errors are written; BullMQ only keeps the reason in Redis.
+   */
+  log: Logger;
 }
 
 const JOB_NAME = 'run';
@@ -83,6 +89,16 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           },
           { connection, prefix, concurrency },
         );
+        worker.on('failed', (job, error) => {
+          const { organizationId, monitorId, runId } = job?.data ?? {};
+          const attempts = { attempt: job?.attemptsMade, of: job?.opts.attempts };
+          options.log.error(
+            { err: error, organizationId, monitorId, location, runId, jobId: job?.id, ...attempts },
+            'run job failed',
+          );
+        });
+        // Without a listener an 'error' event would end the process; BullMQ reconnects by itself.
+        worker.on('error', (error) => options.log.warn({ err: error, location }, 'run queue worker error'));
         consumers.add(worker);
         return worker;
       });

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { DeliveredRunJob, RunConsumer, RunJobData, RunQueue, RunSchedule } from './run-queue.js';
 
 interface Timer {
@@ -5,15 +6,24 @@ interface Timer {
   handle: NodeJS.Timeout;
 }
 
+/** The longest delay setTimeout takes (about 24.8 days); monitors may run as rarely as every 30 days. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+export interface InProcessRunQueueOptions {
+  /** Where a handler's failure is written: nothing else would ever see it, as no job is kept to fail. */
+  log: Logger;
+  clock?: { now(): Date };
+}
+
 /**
  * The RunQueue contract in one process, for `meerkat dev` without Redis: schedules fire on timers at the same
  * offset-aligned slots BullMQ uses, and jobs go to the consumer of their location with bounded concurrency.
  * Nothing survives a restart; the schedule reconciler recreates the schedules at start.
  */
-/** The longest delay setTimeout takes (about 24.8 days); monitors may run as rarely as every 30 days. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-
-export function createInProcessRunQueue(clock: { now(): Date } = { now: () => new Date() }): RunQueue {
+export function createInProcessRunQueue({
+  log,
+  clock = { now: () => new Date() },
+}: InProcessRunQueueOptions): RunQueue {
   const timers = new Map<string, Timer>();
   const handlers = new Map<
     string,
@@ -35,7 +45,13 @@ export function createInProcessRunQueue(clock: { now(): Date } = { now: () => ne
       active.set(location, (active.get(location) ?? 0) + 1);
       const done = consumer
         .handler(job)
-        .catch(() => undefined)
+        .catch((error: unknown) => {
+          const { organizationId, monitorId, runId } = job.data;
+          log.error(
+            { err: error, organizationId, monitorId, location, runId, slot: job.slot },
+            'run job failed',
+          );
+        })
         .finally(() => {
           active.set(location, (active.get(location) ?? 1) - 1);
           inFlight.delete(done);

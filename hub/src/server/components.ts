@@ -80,8 +80,8 @@ export async function openComponents(
   const secrets = await openSecretStore(settings, database.db, cipher, log);
   const runQueue =
     settings.REDIS_URL === undefined
-      ? createInProcessRunQueue()
-      : createBullmqRunQueue({ redisUrl: settings.REDIS_URL });
+      ? createInProcessRunQueue({ log })
+      : createBullmqRunQueue({ redisUrl: settings.REDIS_URL, log });
 
   return {
     database,
