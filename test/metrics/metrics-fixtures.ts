@@ -6,7 +6,7 @@ import { newId } from '../../hub/src/db/ids.js';
 import type { Db } from '../../hub/src/db/database.js';
 import type { RunRollupHourTable } from '../../hub/src/db/tables.js';
 import { rollupHook } from '../../hub/src/metrics/rollup-hook.js';
-import { recordRunResult } from '../../hub/src/runs/run-finished.js';
+import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-finished.js';
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import type { Caller, TestHub } from '../harness/hub.js';
 
@@ -44,11 +44,13 @@ export interface KnownRun {
   location?: string;
 }
 
+/** Records `run` through the run-result path with `hooks` (the rollups unless told otherwise). */
 export async function recordKnownRun(
   db: Db,
   organizationId: string,
   monitorId: string,
   run: KnownRun,
+  hooks: readonly RunFinishedHook[] = [rollupHook],
 ): Promise<string> {
   const [row] = await insertRuns(db, [
     {
@@ -88,7 +90,7 @@ export async function recordKnownRun(
       completedAt: new Date(run.at.getTime() + run.durationMs),
       durationMs: run.durationMs,
     },
-    [rollupHook],
+    hooks,
   );
   return row!.id;
 }

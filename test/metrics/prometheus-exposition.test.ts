@@ -69,6 +69,7 @@ describe('Prometheus exposition of a running meerkat dev', () => {
     expect(runs).toEqual([
       {
         labels: {
+          organization,
           environment: 'production',
           location: 'default',
           monitor: 'refused',
@@ -78,7 +79,22 @@ describe('Prometheus exposition of a running meerkat dev', () => {
         value: 1,
       },
     ]);
-    expect(text).toMatch(/meerkat_run_failures_total\{[^}]*error_class="connection"[^}]*\} 1/);
+    const failures = samplesOf(text, 'meerkat_run_failures_total').filter(
+      (s) => s.labels.monitor === 'refused',
+    );
+    expect(failures).toEqual([
+      {
+        labels: {
+          organization,
+          monitor: 'refused',
+          location: 'default',
+          environment: 'production',
+          error_class: 'connection',
+          process: 'dev',
+        },
+        value: 1,
+      },
+    ]);
     expect(text).toMatch(/meerkat_run_duration_seconds_count\{[^}]*monitor="refused"[^}]*\} 1/);
     const runLabels = new Set(
       [
@@ -91,6 +107,7 @@ describe('Prometheus exposition of a running meerkat dev', () => {
       'le',
       'location',
       'monitor',
+      'organization',
       'outcome',
       'process',
     ]);

@@ -80,6 +80,7 @@ describe('Prometheus figures across two hub replicas, a scheduler and a worker',
     expect(runs.worker!.filter(refused)).toEqual([
       {
         labels: {
+          organization: 'acme',
           monitor: 'refused',
           location: 'default',
           environment: 'production',
