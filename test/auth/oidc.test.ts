@@ -307,7 +307,7 @@ describe('the hub in oidc mode', () => {
       cipher,
       secrets: createLocalSecretStore({ db, cipher }),
       readiness: [],
-      runQueue: createInProcessRunQueue(),
+      runQueue: createInProcessRunQueue({ log: pino({ level: 'silent' }) }),
     });
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

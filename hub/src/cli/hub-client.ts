@@ -22,10 +22,26 @@ export interface MonitorMetricsFigures {
   lastRun: { id: string; status: string; success: boolean; startedAt: string; durationMs: number } | null;
 }
 
+// A 429 comes from the hub's rate limit before any route ran, so sending the same request again is safe.
+const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
+
+/** fetch, waiting out the hub's 429 answers as their Retry-After says, for at most a minute in all. */
+async function fetchPastRateLimit(url: URL, init: RequestInit): Promise<Response> {
+  for (let waited = 0; ;) {
+    const response = await fetch(url, init);
+    const retryAfter = Math.max(1, Number(response.headers.get('retry-after') ?? Number.NaN));
+    if (response.status !== 429 || !(retryAfter >= 1) || waited + retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS)
+      return response;
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    waited += retryAfter;
+  }
+}
+
 /** The hub's REST API as the client commands use it. */
 export function createHubClient(baseUrl: string, apiKey: string) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
-    const response = await fetch(new URL(path, baseUrl), {
+    const response = await fetchPastRateLimit(new URL(path, baseUrl), {
       method,
       headers: {
         authorization: `Bearer ${apiKey}`,
@@ -114,7 +130,7 @@ export function createHubClient(baseUrl: string, apiKey: string) {
       name: string;
       version?: string;
     }) {
-      const response = await fetch(new URL('/secrets/resolve', baseUrl), {
+      const response = await fetchPastRateLimit(new URL('/secrets/resolve', baseUrl), {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify(request),

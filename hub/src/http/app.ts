@@ -20,6 +20,7 @@ import type { RunQueue } from '../scheduling/run-queue.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createMonitorService } from '../monitors/monitor.service.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
+import { createEgressPolicies, type EgressPolicies } from '../egress/egress-policies.js';
 import type { Db } from '../db/database.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import type { SecretStore } from '../secrets/secret-store.js';
@@ -34,6 +35,7 @@ import type { SlackSettings } from '../slack/slack-settings.js';
 import { systemRoutes, type ReadinessCheck } from '../system/system.routes.js';
 import { version as packageVersion } from '../system/version.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
+import { createRateLimits, type RateLimitSettings } from './rate-limit.js';
 import { UnsupportedMediaTypeError } from './errors.js';
 
 export interface AppDeps {
@@ -65,6 +67,13 @@ export interface AppDeps {
   requestObserver?: RequestHandler;
   /** The Slack app (install flow and events webhook); those endpoints answer 503 without it. */
   slack?: SlackSettings;
+  /**
+   * The egress policies monitors and integrations are checked against when saved (docs/egress.md); default the
+   * built-in denies of a production process.
+   */
+  egress?: EgressPolicies;
+  /** Per-caller, per-address and per-Slack-workspace limits (docs/adr/0012-rate-limits.md); none when absent. */
+  rateLimits?: RateLimitSettings;
 }
 
 export const BODY_LIMIT = '1mb';
@@ -86,6 +95,7 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
 
 export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? systemClock;
+  const egress = deps.egress ?? createEgressPolicies({ lists: {} });
   const version = deps.version ?? packageVersion;
   const app = express();
   app.disable('x-powered-by');
@@ -129,9 +139,11 @@ export function createApp(deps: AppDeps): Express {
         : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),
       log: deps.log,
     });
+  const rateLimits = createRateLimits(deps.rateLimits, () => clock.now().getTime());
   // Before the JSON parser and authentication: Slack signs the raw bytes and sends no bearer token.
   app.use(
     '/integrations/hooks',
+    rateLimits.beforeCredentialCheck,
     slackEventsRoutes({
       events: createSlackEventsService({
         db: deps.db,
@@ -140,6 +152,7 @@ export function createApp(deps: AppDeps): Express {
         slack,
         metrics,
         log: deps.log,
+        admitTeam: rateLimits.admitSlackTeam,
       }),
       signingSecret: slack.signingSecret,
       clock,
@@ -158,15 +171,21 @@ export function createApp(deps: AppDeps): Express {
   const oauth = createOAuthService({ db: deps.db, cipher: deps.cipher, clock, slack });
   app.use('/integrations/oauth', oauthBrowserRoutes(oauth));
 
+  app.use(rateLimits.beforeCredentialCheck);
   app.use(authenticate(deps.verifier));
+  app.use(rateLimits.perCaller);
   app.use('/integrations/oauth', oauthRoutes(oauth));
   app.use(
     '/connections',
-    connectionRoutes(createConnectionService({ db: deps.db, cipher: deps.cipher, clock })),
+    connectionRoutes(
+      createConnectionService({ db: deps.db, cipher: deps.cipher, clock, egress: egress.global }),
+    ),
   );
   app.use(
     '/integrations',
-    integrationRoutes(createIntegrationService({ db: deps.db, cipher: deps.cipher, clock })),
+    integrationRoutes(
+      createIntegrationService({ db: deps.db, cipher: deps.cipher, clock, egress: egress.global }),
+    ),
   );
   app.use('/notifications', notificationRoutes(createNotificationService({ db: deps.db, clock })));
   app.use('/secrets', secretRoutes(createSecretService({ store: deps.secrets })));
@@ -177,6 +196,7 @@ export function createApp(deps: AppDeps): Express {
         db: deps.db,
         clock,
         locations: deps.locations ?? ['default'],
+        egress,
         dependants: deps.monitorDependants ?? [],
       }),
     ),

@@ -5,8 +5,10 @@ import { createApiKeyVerifier, type ApiKeyEntry } from '../auth/api-keys.js';
 import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
+import { egressPoliciesOf } from '../egress/egress-policies.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createApp } from '../http/app.js';
+import { rateLimitSettingsOf } from '../http/rate-limit.js';
 import { createMetricsService } from '../metrics/metrics.service.js';
 import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-metrics.js';
 import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
@@ -75,6 +77,8 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     metrics,
     runFinishedHooks: options.runFinishedHooks ?? [],
     slack: slackSettingsOf(settings),
+    egress: egressPoliciesOf(settings),
+    rateLimits: rateLimitSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
   const server = createServer(app);

@@ -3,7 +3,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { UnavailableError } from '../http/errors.js';
 import { methodNotAllowed } from '../http/error-middleware.js';
-import { jsonResponse } from '../openapi/responses.js';
+import { jsonResponse, rateLimitedResponse } from '../openapi/responses.js';
 import type { Clock } from '../system/clock.js';
 import { verifySlackSignature } from './request-signature.js';
 import type { SlackEventsService } from './slack-events.service.js';
@@ -61,6 +61,10 @@ export const slackEventsPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': jsonResponse('`{ challenge }` for url_verification, else `{ ok: true }`.', z.looseObject({})),
         '401': { description: 'Missing, stale or wrong signature; nothing was done.' },
+        '429': rateLimitedResponse(
+          'Too many refused signatures from this address (checked before the body is read), or too many events ' +
+            'from this workspace; nothing was done, and Slack delivers the event again later.',
+        ),
         '503': { description: 'SLACK_SIGNING_SECRET is not set.' },
       },
     },

@@ -45,9 +45,19 @@ export interface SlackEventsDeps {
   slack: SlackSettings;
   metrics: MetricsService;
   log: Logger;
+  /** Throws RateLimitedError when the workspace sent too many events; called before an event costs a write. */
+  admitTeam?: (teamId: string) => void;
 }
 
-export function createSlackEventsService({ db, cipher, clock, slack, metrics, log }: SlackEventsDeps) {
+export function createSlackEventsService({
+  db,
+  cipher,
+  clock,
+  slack,
+  metrics,
+  log,
+  admitTeam,
+}: SlackEventsDeps) {
   async function publishHome(teamId: string, userId: string): Promise<void> {
     const [integration] = await findEnabledChatIntegrationsOfTeam(db, teamId);
     if (integration?.credentials_encrypted == null) return;
@@ -75,6 +85,7 @@ export function createSlackEventsService({ db, cipher, clock, slack, metrics, lo
   /** Applies one event exactly once: the event id is recorded in the same transaction as its effect. */
   async function applyEvent(envelope: EventCallback): Promise<SlackEventAnswer> {
     const { event, team_id: teamId } = envelope;
+    admitTeam?.(teamId);
     const now = clock.now();
     let homeFor: string | undefined;
     await db.transaction().execute(async (trx) => {

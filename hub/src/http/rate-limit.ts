@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import { principalOf } from '../auth/middleware.js';
+import type { Settings } from '../config/settings.js';
+import { addressKey, clientAddress } from './client-address.js';
+import { RateLimitedError } from './errors.js';
+import { createTokenBuckets, isLimited, type BucketRate } from './token-buckets.js';
+
+/** The limits of docs/adr/0012-rate-limits.md, from the API_* settings; a rate or burst of 0 turns one off. */
+export interface RateLimitSettings {
+  /** API_RATE_LIMIT_PER_SECOND and API_RATE_LIMIT_BURST: per caller, and per Slack workspace. */
+  perCaller: BucketRate;
+  /** API_AUTH_FAILURES_PER_MINUTE: refused credentials per client address; the burst is one minute's worth. */
+  authFailuresPerMinute: number;
+  /** API_TRUSTED_PROXY_HOPS: proxies in front of the hub whose X-Forwarded-For entries name the client. */
+  trustedProxyHops: number;
+}
+
+export function rateLimitSettingsOf(settings: Readonly<Settings>): RateLimitSettings {
+  return {
+    perCaller: { perSecond: settings.API_RATE_LIMIT_PER_SECOND, burst: settings.API_RATE_LIMIT_BURST },
+    authFailuresPerMinute: settings.API_AUTH_FAILURES_PER_MINUTE,
+    trustedProxyHops: settings.API_TRUSTED_PROXY_HOPS,
+  };
+}
+
+export interface RateLimits {
+  /**
+   * Before a credential is checked (bearer token or Slack signature): an address that has spent its budget of
+   * refused credentials is answered 429 before any verification work, and every 401 is charged to it.
+   */
+  beforeCredentialCheck: RequestHandler;
+  /** After authentication: each request takes a token of its caller's bucket. */
+  perCaller: RequestHandler;
+  /** Each verified Slack event takes a token of its workspace's bucket; throws RateLimitedError. */
+  admitSlackTeam: (teamId: string) => void;
+}
+
+// Bounds on what one hub process holds: a couple of hundred bytes an entry, some 16 MB when all are full.
+const MAX_CALLERS = 10_000;
+const MAX_ADDRESSES = 50_000;
+const MAX_SLACK_TEAMS = 10_000;
+const MAX_KNOWN_CREDENTIALS = 10_000;
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The bearer token's digest: a key for the set of credentials that verified, never the token itself. */
+function credentialDigest(req: Request): string | undefined {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+  return token === undefined ? undefined : sha256(token);
+}
+
+export function createRateLimits(settings: RateLimitSettings | undefined, now: () => number): RateLimits {
+  const callerRate = settings?.perCaller ?? { perSecond: 0, burst: 0 };
+  const failureRate = {
+    perSecond: (settings?.authFailuresPerMinute ?? 0) / 60,
+    burst: settings?.authFailuresPerMinute ?? 0,
+  };
+  const hops = settings?.trustedProxyHops ?? 0;
+  const callers = createTokenBuckets(callerRate, MAX_CALLERS, now);
+  const slackTeams = createTokenBuckets(callerRate, MAX_SLACK_TEAMS, now);
+  const addresses = createTokenBuckets(failureRate, MAX_ADDRESSES, now);
+  // Credentials that verified lately skip the address check: clients sharing an address (a NAT, a proxy that
+  // is not counted in API_TRUSTED_PROXY_HOPS) keep working while someone there presents bad keys.
+  const knownCredentials = new Map<string, true>();
+
+  function remember(digest: string): void {
+    knownCredentials.delete(digest);
+    knownCredentials.set(digest, true);
+    if (knownCredentials.size > MAX_KNOWN_CREDENTIALS)
+      knownCredentials.delete(knownCredentials.keys().next().value as string);
+  }
+
+  const digests = new WeakMap<Request, string>();
+  // A request that passes the Slack hook's mount without matching its route meets this check twice.
+  const checked = new WeakSet<Request>();
+  const beforeCredentialCheck: RequestHandler = (req, res, next) => {
+    if (checked.has(req)) return next();
+    checked.add(req);
+    const digest = credentialDigest(req);
+    if (digest !== undefined) digests.set(req, digest);
+    const address = addressKey(clientAddress(req, hops));
+    res.once('finish', () => {
+      if (res.statusCode !== 401) return;
+      addresses.spend(address);
+      if (digest !== undefined) knownCredentials.delete(digest);
+    });
+    if (digest !== undefined && knownCredentials.has(digest)) return next();
+    const budget = addresses.has(address);
+    if (!budget.allowed) {
+      throw new RateLimitedError(
+        `too many refused credentials from this address; retry in ${budget.retryAfterSeconds} s`,
+        budget.retryAfterSeconds,
+      );
+    }
+    next();
+  };
+
+  const perCaller: RequestHandler = (req, _res, next) => {
+    const digest = digests.get(req);
+    if (digest !== undefined) remember(digest);
+    if (!isLimited(callerRate)) return next();
+    const principal = principalOf(req);
+    // Keyed by a digest of who is calling, so neither a key nor a subject is kept in the clear.
+    const taken = callers.take(
+      sha256(`${principal.method}\n${principal.organizationId}\n${principal.subject}`),
+    );
+    if (!taken.allowed) {
+      throw new RateLimitedError(
+        `rate limit of ${callerRate.perSecond} requests per second (burst ${callerRate.burst}) exceeded; retry in ${taken.retryAfterSeconds} s`,
+        taken.retryAfterSeconds,
+      );
+    }
+    next();
+  };
+
+  return {
+    beforeCredentialCheck: isLimited(failureRate) ? beforeCredentialCheck : (_req, _res, next) => next(),
+    perCaller: isLimited(callerRate) || isLimited(failureRate) ? perCaller : (_req, _res, next) => next(),
+    admitSlackTeam: (teamId) => {
+      if (!isLimited(callerRate)) return;
+      const taken = slackTeams.take(teamId);
+      if (!taken.allowed) {
+        throw new RateLimitedError(
+          `too many events from this Slack workspace; retry in ${taken.retryAfterSeconds} s`,
+          taken.retryAfterSeconds,
+        );
+      }
+    },
+  };
+}
