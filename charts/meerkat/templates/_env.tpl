@@ -20,16 +20,23 @@ an inline value is given, else nothing (or a render error when the setting is re
 {{- end }}
 {{- end -}}
 
-{{/* The settings of hub, scheduler, worker and migrate (docs/configuration.md): plain ones from the ConfigMap, credentials from Secrets. */}}
+{{/*
+The credentials of one process (docs/configuration.md), each only where it is read: the API keys and the Slack
+app's secrets only in the hub, which alone authenticates callers and Slack. Plain settings come from the ConfigMap.
+Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
+*/}}
 {{- define "meerkat.env" -}}
-{{- $v := .Values -}}
-{{- $own := printf "%s-credentials" (include "meerkat.fullname" .) -}}
+{{- $root := .root -}}
+{{- $v := $root.Values -}}
+{{- $own := printf "%s-credentials" (include "meerkat.fullname" $root) -}}
 {{- include "meerkat.secretEnv" (dict "env" "DATABASE_URL" "value" $v.database.url "secret" $v.database.existingSecret "key" $v.database.existingSecretKey "secretName" $own "required" true "hint" "database.url" "secretHint" "database.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "REDIS_URL" "value" $v.redis.url "secret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "secretName" $own "required" true "hint" "redis.url" "secretHint" "redis.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "SECRETS_KEY" "value" $v.secrets.key "secret" $v.secrets.existingSecret "key" $v.secrets.existingSecretKey "secretName" $own "required" true "hint" "secrets.key" "secretHint" "secrets.existingSecret") }}
+{{- if eq .component "hub" }}
 {{- include "meerkat.secretEnv" (dict "env" "AUTH_API_KEYS" "value" $v.auth.apiKeys "secret" $v.auth.existingSecret "key" $v.auth.existingSecretKey "secretName" $own "required" (eq $v.auth.mode "api-key") "hint" "auth.apiKeys" "secretHint" "auth.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "SLACK_CLIENT_SECRET" "value" $v.slack.clientSecret "secret" $v.slack.existingSecret "secretName" $own) }}
 {{- include "meerkat.secretEnv" (dict "env" "SLACK_SIGNING_SECRET" "value" $v.slack.signingSecret "secret" $v.slack.existingSecret "secretName" $own) }}
+{{- end }}
 {{- with $v.extraEnv }}
 {{ toYaml . }}
 {{- end }}

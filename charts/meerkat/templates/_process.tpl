@@ -43,7 +43,7 @@ spec:
           envFrom:
             {{- include "meerkat.envFrom" $root | nindent 12 }}
           env:
-            {{- include "meerkat.env" $root | nindent 12 }}
+            {{- include "meerkat.env" (dict "root" $root "component" .component) | nindent 12 }}
           ports:
             - name: metrics
               containerPort: {{ $root.Values.metrics.port }}
