@@ -3,6 +3,8 @@ import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
 import '../contract/zod-messages.js';
 import type { ApiKeyEntry } from '../auth/api-keys.js';
 import { organizationIdSchema, roleSchema } from '../auth/principal.js';
+import { egressSettingsShape } from '../egress/egress-rules.js';
+import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { locationsSetting } from './locations.js';
 
 /** The process kinds of DESIGN.md; some defaults depend on which one is starting. */
@@ -99,14 +101,21 @@ const settingsSchema = z
     ),
     GCP_PROJECT: optionalString,
     LOCATIONS: locationsSetting,
+    ...egressSettingsShape,
     WORKER_CONCURRENCY: workerConcurrencySchema,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
     RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+    ...assertionBudgetShape,
     REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
     HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(99),
     METRICS_FLEET_MAX_AGE_PERCENT: z.coerce.number().min(0).max(10).default(0.2),
+    // Rate limits of the API (docs/adr/0012-rate-limits.md); 0 turns a limit off.
+    API_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(100_000).default(20),
+    API_RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(1_000_000).default(100),
+    API_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
+    API_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PUBLIC_URL: optionalUrl,
     SLACK_CLIENT_ID: optionalString,
