@@ -1,34 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
-import { freePort, startMeerkat, type Started } from '../harness/processes.js';
+import { startMeerkatDev, type MeerkatDev } from '../harness/processes.js';
 import { monitorAgainst, startTarget, type Target } from '../runs/run-fixtures.js';
 
 describe('meerkat dev without Redis', () => {
-  let dataDir: string;
   let target: Target;
-  let dev: Started;
+  let dev: MeerkatDev;
   let base: string;
   let key: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'meerkat-dev-runs-'));
     target = await startTarget();
-    const port = await freePort();
-    dev = await startMeerkat(
-      ['dev'],
-      { MEERKAT_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(await freePort()) },
-      /Try: curl .*\n/,
-    );
-    key = /Bearer (mk_\S+)"/.exec(dev.output())?.[1] ?? '';
-    base = `http://127.0.0.1:${port}`;
+    dev = await startMeerkatDev();
+    ({ key, api: base } = dev);
   });
   afterAll(async () => {
     await dev.stop();
     await target.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const call = async (method: string, path: string, body?: unknown) => {

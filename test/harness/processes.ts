@@ -1,6 +1,9 @@
 // Runs the real `meerkat` CLI (bin/meerkat.js) as a child process, the way a person or a Pod would.
 // Free of vitest APIs: global-setup.ts, which runs outside the test workers, uses freePort.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { LOOPBACK_CIDRS } from './egress.js';
@@ -90,6 +93,40 @@ export function startMeerkat(
       reject(new Error(`meerkat ${args.join(' ')} exited with ${code}:\n${output}`));
     });
   });
+}
+
+export interface MeerkatDev {
+  process: Started;
+  /** `http://127.0.0.1:<PORT>`. */
+  api: string;
+  metricsUrl: string;
+  /** The admin key `meerkat dev` created and printed, and its organization. */
+  key: string;
+  organization: string;
+  /** Stops the process and removes its data folder. */
+  stop(): Promise<void>;
+}
+
+/** `meerkat dev` on free ports with a data folder of its own, ready once it prints its key. */
+export async function startMeerkatDev(env: Record<string, string> = {}): Promise<MeerkatDev> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'meerkat-dev-'));
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const process = await startMeerkat(
+    ['dev'],
+    { MEERKAT_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(metricsPort), ...env },
+    /Try: curl .*\n/,
+  );
+  return {
+    process,
+    api: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    key: /Bearer (mk_\S+)"/.exec(process.output())?.[1] ?? '',
+    organization: /organization "([^"]+)"/.exec(process.output())?.[1] ?? '',
+    async stop() {
+      await process.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface MeerkatProcess {
