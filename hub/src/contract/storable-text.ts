@@ -6,7 +6,7 @@
  */
 
 // A surrogate without its partner: a high one not followed by a low one, or a low one not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const UNSTORABLE = /\0|[\uD800-\uDFFF]/;
 const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
 // The escapes of JSON text, left to right: an escaped backslash first, so that the `u0000` of `\\u0000` (a

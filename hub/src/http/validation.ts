@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
-import { fieldNestingDeeperThan } from '../contract/json-value.js';
 import '../contract/zod-messages.js';
 import { ValidationError, type FieldIssue } from './errors.js';
-import { findUnstorableText } from './unstorable-text.js';
+import { scanRequestInput } from './unstorable-text.js';
 
 /** The message of one issue; a map key that fails its schema says why, not only zod's "Invalid key in record". */
 function messageOf(issue: z.core.$ZodIssue): string {
@@ -35,7 +34,7 @@ function refuse(issue: FieldIssue, where: string): never {
  * `where` says which part of the request was parsed (`body`, `query`, `params`).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
-  const unstorable = findUnstorableText(input);
+  const { unstorable, deepField } = scanRequestInput(input, MAX_REQUEST_DEPTH);
   if (unstorable !== undefined) refuse(unstorable, where);
   const result = schema.safeParse(input);
   if (!result.success) {
@@ -44,8 +43,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
     const message = first ? `invalid ${where}: ${describeIssue(first)}` : `invalid ${where}`;
     throw new ValidationError(message, details);
   }
-  // After the schema, which bounds its own recursive parts and names the field; this catches free-form JSON.
-  const deepField = fieldNestingDeeperThan(input, MAX_REQUEST_DEPTH);
+  // Reported after the schema, which bounds its own recursive parts and names the field: this is for free-form JSON.
   if (deepField !== undefined) {
     const path = formatIssuePath(deepField === '' ? [] : [deepField]);
     refuse({ path, message: `nests more than ${MAX_REQUEST_DEPTH} levels of arrays and objects` }, where);
