@@ -5,6 +5,7 @@ import { healthStatusSchema, listMonitorMetricsQuery, type MonitorMetricsRow } f
 import type { MetricsService } from '../metrics.service.js';
 import { cachedRead } from './cached-read.js';
 import { METRIC_PREFIX } from './metrics-registry.js';
+import { registerMonitorInfoMetrics } from './monitor-info-metrics.js';
 
 const CACHE_MS = 30_000;
 // The default period of GET /metrics/monitors.
@@ -27,13 +28,15 @@ async function readMonitorHealth(db: Db, metrics: Pick<MetricsService, 'rows'>):
  * `meerkat_monitor_health` (1 for the monitor's current status, 0 for the other two) and
  * `meerkat_monitor_success_ratio` (over the last 24 h, only for monitors that ran), read through the metrics
  * service at most once per 30 s however often it is scraped, and by concurrent scrapes together. Every hub
- * replica reports the same figures: aggregate with max(), not sum().
+ * replica reports the same figures: aggregate with max(), not sum(). `meerkat_monitor_info` comes with them, to
+ * put names on the ids.
  */
 export function registerMonitorHealthMetrics(
   registry: Registry,
   deps: { db: Db; metrics: Pick<MetricsService, 'rows'> },
   now: () => number = Date.now,
 ): void {
+  registerMonitorInfoMetrics(registry, deps.db, now);
   const snapshot = cachedRead(() => readMonitorHealth(deps.db, deps.metrics), CACHE_MS, now);
   const labelsOf = (row: MonitorHealth) => ({
     organization: row.organizationId,

@@ -1,38 +1,120 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { ERROR_CLASSES } from '../../runner/run-outcome.js';
 import type { RunFinishedHook } from '../../runs/run-finished.js';
 import { errorClassOfRun } from '../run-error-class.js';
+import { cachedRead } from './cached-read.js';
 import { METRIC_PREFIX } from './metrics-registry.js';
+import type { CatalogMonitor } from './monitor-catalog.repository.js';
 
-// Seconds, from 50 ms to 2 minutes (the default run timeout).
-const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+// Seconds, from 5 ms (a fast API answers within 10 ms from the same cluster) to 2 minutes (the default run
+// timeout).
+export const RUN_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const OUTCOMES = ['success', 'failure'] as const;
+const CATALOG_MS = 30_000;
+
+/** Which monitors this process keeps series for: every monitor that runs in a location it records. */
+export interface RunSeriesCatalog {
+  /** Every monitor (`listMonitorCatalog`), read at most once per 30 s however often the process is scraped. */
+  read(): Promise<CatalogMonitor[]>;
+  /** The locations whose results this process records: a worker's, the hub's `job` locations, all for `dev`. */
+  locations: readonly string[];
+}
+
+type RunLabels = Record<'organization' | 'monitor' | 'location' | 'environment', string>;
+const keyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor, l.location]);
+const seriesKeyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor, l.location, l.environment]);
 
 /**
  * Counts the runs this process finished, by organization, monitor id, location, environment and outcome; the
  * labels are bounded by configuration (never a run id, URL or error text). A monitor id is unique only within
- * its organization, so without `organization` two organizations' `web-1` would add up in one series. It runs in
- * the run-result transaction: a transaction that then rolls back leaves the count one high, which is rare and
- * preferable to missing runs.
+ * its organization, so without `organization` two organizations' `web-1` would add up in one series.
+ *
+ * Every monitor of the catalog that runs in a location of this process has all its series at 0 from the first
+ * scrape after it is created (each outcome, each error class, the histogram), so `increase()` sees its first
+ * run and its first failure; a monitor deleted (or a location it left) loses its series at the first scrape
+ * whose catalog read began after its last run. The hook runs in the run-result transaction: a transaction that
+ * then rolls back leaves the count one high, which is rare and preferable to missing runs.
  */
-export function createRunOutcomeMetrics(registry: Registry): RunFinishedHook {
+export function createRunOutcomeMetrics(
+  registry: Registry,
+  catalog: RunSeriesCatalog,
+  now: () => number = Date.now,
+): RunFinishedHook {
   const runs = new Counter({
     name: `${METRIC_PREFIX}runs_total`,
     help: 'Runs finished by this process, by outcome (success or failure).',
     labelNames: ['organization', 'monitor', 'location', 'environment', 'outcome'],
     registers: [registry],
+    collect: () => syncWithCatalog(),
   });
   const failures = new Counter({
     name: `${METRIC_PREFIX}run_failures_total`,
     help: 'Failed runs finished by this process, by error class.',
     labelNames: ['organization', 'monitor', 'location', 'environment', 'error_class'],
     registers: [registry],
+    collect: () => syncWithCatalog(),
   });
   const durations = new Histogram({
     name: `${METRIC_PREFIX}run_duration_seconds`,
     help: 'Duration of the runs finished by this process.',
     labelNames: ['organization', 'monitor', 'location', 'environment'],
-    buckets: DURATION_BUCKETS,
+    buckets: RUN_DURATION_BUCKETS,
     registers: [registry],
+    collect: () => syncWithCatalog(),
   });
+
+  // Every label set with series here, and when a run last touched it.
+  const tracked = new Map<string, { labels: RunLabels; touchedAt: number }>();
+  const ensure = (labels: RunLabels, touchedAt: number) => {
+    const key = seriesKeyOf(labels);
+    const known = tracked.get(key);
+    if (known === undefined) {
+      for (const outcome of OUTCOMES) runs.inc({ ...labels, outcome }, 0);
+      for (const error_class of ERROR_CLASSES) failures.inc({ ...labels, error_class }, 0);
+      durations.zero(labels);
+    }
+    tracked.set(key, { labels, touchedAt: Math.max(touchedAt, known?.touchedAt ?? touchedAt) });
+  };
+  const remove = (labels: RunLabels) => {
+    for (const outcome of OUTCOMES) runs.remove({ ...labels, outcome });
+    for (const error_class of ERROR_CLASSES) failures.remove({ ...labels, error_class });
+    durations.remove(labels);
+    tracked.delete(seriesKeyOf(labels));
+  };
+
+  const served = new Set(catalog.locations);
+  const readCatalog = cachedRead(
+    async () => {
+      const at = now();
+      return { at, monitors: await catalog.read() };
+    },
+    CATALOG_MS,
+    now,
+  );
+  // A failed read leaves the series as they are: the counters stay scrapeable while the database is away.
+  async function syncWithCatalog(): Promise<void> {
+    const snapshot = await readCatalog().catch(() => undefined);
+    if (snapshot === undefined) return;
+    const { at, monitors } = snapshot;
+    // A monitor's series stay while it runs in that location, even one this process does not serve (a runner
+    // may report a run of any location through the hub); zero series are made for served locations only.
+    const present = new Set<string>();
+    for (const m of monitors)
+      for (const location of m.locations) {
+        const labels = {
+          organization: m.organizationId,
+          monitor: m.monitorId,
+          location,
+          environment: m.environment,
+        };
+        present.add(keyOf(labels));
+        if (served.has(location) && !tracked.has(seriesKeyOf(labels))) ensure(labels, at);
+      }
+    // Series a run touched after the read began may belong to a monitor created since: they wait for the next.
+    for (const { labels, touchedAt } of [...tracked.values()])
+      if (touchedAt < at && !present.has(keyOf(labels))) remove(labels);
+  }
+
   return {
     name: 'prometheus-run-outcomes',
     onRunFinished(_tx, run) {
@@ -42,6 +124,7 @@ export function createRunOutcomeMetrics(registry: Registry): RunFinishedHook {
         location: run.location,
         environment: run.environment,
       };
+      ensure(labels, now());
       runs.inc({ ...labels, outcome: run.success === true ? 'success' : 'failure' });
       if (run.success !== true) failures.inc({ ...labels, error_class: errorClassOfRun(run.steps) });
       if (run.duration_ms !== null) durations.observe(labels, run.duration_ms / 1000);
