@@ -109,7 +109,8 @@ describe('NetworkPolicies with the default values', () => {
 
   it('lets the operator reach the hub’s API and DNS, and nothing else but the Kubernetes API', () => {
     const { spec } = policy(chart, 'meerkat-operator');
-    expect(spec.ingress).toEqual([]);
+    // Only scrapes of its metrics port come in (networkPolicy.metricsFrom).
+    expect(spec.ingress).toEqual([{ ports: [{ port: 'metrics' }], from: [{ namespaceSelector: {} }] }]);
     expect(spec.egress.map((r) => r.ports?.map((p) => p.port))).toEqual([[53, 53], [443, 6443], [3000]]);
   });
 

@@ -130,7 +130,10 @@ describe('with the default value set', () => {
     };
     const container = deployment.spec.template.spec.containers[0];
     expect(deployment.spec.replicas).toBe(2);
-    expect(container?.ports).toEqual([{ name: 'health', containerPort: 8081 }]);
+    expect(container?.ports).toEqual([
+      { name: 'health', containerPort: 8081 },
+      { name: 'metrics', containerPort: 9464 },
+    ]);
     expect(container?.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
     expect(container?.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
     expect(container?.env.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe(
