@@ -104,8 +104,9 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
       : new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   redis?.on('error', () => undefined);
   await redis?.connect().catch(() => undefined);
-  const readiness: ReadinessCheck[] = [{ name: 'database', check: () => pingDatabase(db) }];
-  if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
+  const readiness: ReadinessCheck[] = [{ name: 'database', required: true, check: () => pingDatabase(db) }];
+  if (redis !== undefined)
+    readiness.push({ name: 'redis', required: false, check: async () => void (await redis.ping()) });
 
   const cipher = createCredentialCipher(generateCredentialKey());
   const secrets = options.secrets?.(db) ?? createLocalSecretStore({ db, cipher });

@@ -16,7 +16,8 @@ export interface DatabaseTarget {
   url?: string | undefined;
   dataDir: string;
   poolSize?: number;
-  onIdleClientError?: (error: Error) => void;
+  /** A pooled connection failed (the server restarted or went away); the pool replaces it on the next query. */
+  onClientError?: (error: Error) => void;
 }
 
 /** What a process holds: the query builder and a description safe to log (no password). */
@@ -26,12 +27,21 @@ export interface DatabaseHandle {
   embedded: boolean;
 }
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   if (target.url !== undefined) {
-    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10 });
-    // An idle client whose server went away (a restart, a failover) emits 'error'; without a listener that
-    // would end the process. The pool drops the client and the next query connects afresh.
-    pool.on('error', (error) => target.onIdleClientError?.(error));
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize ?? 10,
+      // A query waits this long for a connection, then fails (and the API answers 503), never forever.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // A client whose server went away (a restart, a failover) emits 'error', idle or checked out: the pool
+    // listens on idle ones only, and an 'error' without a listener ends the process. Every client gets one; the
+    // query in flight fails on its own and the pool replaces the client.
+    pool.on('error', (error) => target.onClientError?.(error));
+    pool.on('connect', (client) => client.on('error', (error) => target.onClientError?.(error)));
     const url = new URL(target.url);
     return {
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),

@@ -1,10 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { hasSqlState, SqlState } from '../db/errors.js';
+import { shortReason, unavailableDependencyOf } from '../system/dependency-errors.js';
 import {
   AppError,
   MethodNotAllowedError,
   NotFoundError,
   RateLimitedError,
+  UnavailableError,
   type ErrorCode,
 } from './errors.js';
 import { answerForRequestReadError } from './request-read-errors.js';
@@ -30,6 +32,9 @@ export function statusOfCode(code: ErrorCode): number {
   return statusByCode[code];
 }
 
+/** What a 503 for an unavailable database or Redis asks clients to wait: a restart or failover takes seconds. */
+const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
 /** Text PostgreSQL cannot store: a last line of defence behind the check in parseInput. */
 function isUnstorableTextError(error: unknown): boolean {
   return (
@@ -53,6 +58,8 @@ export function errorMiddleware(): ErrorRequestHandler {
       }
       if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allowed.join(', '));
+      if (error instanceof UnavailableError)
+        res.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
       const details = 'details' in error && error.details !== undefined ? { details: error.details } : {};
       res.status(status).json({ error: error.message, code: error.code, ...details });
       return;
@@ -68,6 +75,19 @@ export function errorMiddleware(): ErrorRequestHandler {
       req.log.warn({ err: error }, 'text the database cannot store got past request validation');
       const message = 'the request contains text that cannot be stored (NUL or an unpaired surrogate)';
       res.status(400).json({ error: message, code: 'validation_failed', details: [] });
+      return;
+    }
+    const dependency = unavailableDependencyOf(error);
+    if (dependency !== undefined) {
+      // A dependency that blinks is a fault of the moment, not a defect: clients are told to come back.
+      req.log.warn({ dependency, reason: shortReason(error) }, 'a dependency is unavailable');
+      res.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+      res.status(503).json({
+        error: `the ${dependency} is unavailable; retry later`,
+        code: 'unavailable',
+        // The reason (addresses, server messages) goes to the log only.
+        details: [{ path: dependency, message: 'unavailable' }],
+      });
       return;
     }
     req.log.error({ err: error }, 'unhandled error');

@@ -10,7 +10,9 @@ import type { RunQueue } from '../scheduling/run-queue.js';
 import { createGcpSecretStore } from '../secrets/gcp-secret-store.js';
 import { createLocalSecretStore } from '../secrets/local-secret-store.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import { shortReason, withDeadline } from '../system/dependency-errors.js';
 import type { ReadinessCheck } from '../system/system.routes.js';
+import { waitForDependency } from '../system/wait-for-dependency.js';
 
 /** What every long-running process opens from its settings, and closes in reverse on the way out. */
 export interface Components {
@@ -52,36 +54,49 @@ export async function openComponents(
   const database = openDatabase({
     url: settings.DATABASE_URL,
     dataDir: settings.MEERKAT_DATA_DIR,
-    onIdleClientError: (error) =>
-      log.warn({ error: error.message }, 'an idle database connection failed; it will be replaced'),
+    onClientError: (error) =>
+      log.warn({ reason: shortReason(error) }, 'a database connection failed; it will be replaced'),
   });
+  // The readiness probe's own connection: it fails fast while Redis is away instead of queueing the ping.
   const redis =
     settings.REDIS_URL === undefined
       ? undefined
-      : new Redis(settings.REDIS_URL, {
-          lazyConnect: true,
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-        });
-  redis?.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
+      : new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis?.on('error', (error: Error) => log.debug({ reason: shortReason(error) }, 'redis connection error'));
+  const wait = { waitSeconds: settings.STARTUP_WAIT_SECONDS, log };
   try {
-    if (options.migrate) await migrateToLatest(database.db);
-    else await assertDatabaseCurrent(database.db);
-    if (redis !== undefined) await redis.connect();
+    await waitForDependency(
+      'database',
+      async () => {
+        if (options.migrate) await migrateToLatest(database.db);
+        else await assertDatabaseCurrent(database.db);
+      },
+      wait,
+    );
+    if (redis !== undefined)
+      await waitForDependency('redis', () => withDeadline('redis', 2_000, () => redis.ping()), wait);
   } catch (error) {
     await database.db.destroy();
     redis?.disconnect();
     throw error;
   }
 
-  const readiness: ReadinessCheck[] = [{ name: 'database', check: () => pingDatabase(database.db) }];
-  if (redis !== undefined) readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
+  // Only the database decides readiness: the API serves reads and writes without Redis (docs/operations.md).
+  const readiness: ReadinessCheck[] = [
+    { name: 'database', required: true, check: () => pingDatabase(database.db) },
+  ];
+  if (redis !== undefined)
+    readiness.push({ name: 'redis', required: false, check: async () => void (await redis.ping()) });
   const cipher = createCredentialCipher(options.secretsKey ?? settings.SECRETS_KEY ?? '');
   const secrets = await openSecretStore(settings, database.db, cipher, log);
   const runQueue =
     settings.REDIS_URL === undefined
-      ? createInProcessRunQueue({ log })
-      : createBullmqRunQueue({ redisUrl: settings.REDIS_URL, log });
+      ? createInProcessRunQueue({ log, retrySeconds: settings.RUN_RECORD_RETRY_SECONDS })
+      : createBullmqRunQueue({
+          redisUrl: settings.REDIS_URL,
+          log,
+          retrySeconds: settings.RUN_RECORD_RETRY_SECONDS,
+        });
 
   return {
     database,

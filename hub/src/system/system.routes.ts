@@ -3,9 +3,13 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { jsonResponse } from '../openapi/responses.js';
 
-/** A dependency the hub needs to serve traffic; `/readyz` answers 503 while any check fails. */
+/**
+ * A dependency the hub reports on `/readyz`. A `required` one decides readiness (503 while it fails); any other
+ * is reported in `checks` only, so trouble there never takes every hub out of its Service.
+ */
 export interface ReadinessCheck {
   name: string;
+  required: boolean;
   check(): Promise<void>;
 }
 
@@ -35,10 +39,15 @@ export function systemRoutes(version: string, checks: readonly ReadinessCheck[])
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(checks.map(async (c) => [c.name, await runCheck(c)] as const));
-    const failed = results.filter(([, outcome]) => outcome !== 'ok');
+    const results = await Promise.all(
+      checks.map(async (c) => [c.name, await runCheck(c), c.required] as const),
+    );
+    const failed = results.filter(([, outcome, required]) => required && outcome !== 'ok');
     if (failed.length === 0) {
-      res.json({ status: 'ready', checks: Object.fromEntries(results) });
+      res.json({
+        status: 'ready',
+        checks: Object.fromEntries(results.map(([name, outcome]) => [name, outcome])),
+      });
       return;
     }
     res.status(503).json({
@@ -72,11 +81,11 @@ export const systemPaths: ZodOpenApiPathsObject = {
   '/readyz': {
     get: {
       tags: ['system'],
-      summary: 'Readiness probe: the database and, where configured, Redis answer (no authentication)',
+      summary: 'Readiness probe: the database answers; Redis is reported, not required (no authentication)',
       security: [],
       responses: {
         '200': jsonResponse(
-          'Every dependency answered.',
+          'The database answered; `checks` says how each dependency did (`ok` or why not).',
           z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) }),
         ),
         '503': { description: 'A dependency did not answer; `details` names it.' },
