@@ -49,6 +49,7 @@ export function testRunQueue(): RunQueue {
     redisUrl: testRedisUrl(),
     prefix: `test-${randomBytes(6).toString('hex')}`,
     log: silentLog,
+    retrySeconds: 10,
   });
 }
 

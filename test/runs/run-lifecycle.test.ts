@@ -72,7 +72,11 @@ describe('the run lifecycle', () => {
     const { data } = (await triggered.json()) as { data: { id: string } };
     // The hub's queue has its own prefix; hand the run to the child's queue (prefix `runs`) as the hub would.
     const { createBullmqRunQueue } = await import('../../hub/src/scheduling/bullmq-run-queue.js');
-    const childQueue = createBullmqRunQueue({ redisUrl: testRedisUrl(), log: silentLog });
+    const childQueue = createBullmqRunQueue({
+      redisUrl: testRedisUrl(),
+      log: silentLog,
+      retrySeconds: 10,
+    });
     await childQueue.enqueue({
       organizationId: 'acme',
       monitorId: 'slow-one',

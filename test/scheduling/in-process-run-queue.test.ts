@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredRunJob } from '../../hub/src/scheduling/run-queue.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
 import { capturedLog } from '../harness/captured-log.js';
 import { eventually } from '../harness/eventually.js';
 
@@ -44,10 +45,11 @@ describe('the in-process run queue of meerkat dev', () => {
     await consumer.close();
   });
 
-  it('logs a job whose handler throws, names its run, and goes on with the next job', async () => {
+  it('drops a job whose handler throws, logs it naming its run, and goes on with the next job', async () => {
     const capture = capturedLog();
     const queue = createInProcessRunQueue({ log: capture.log });
     const handled: string[] = [];
+    const dropped: string[] = [];
     const consumer = queue.consume(
       ['default'],
       (job) => {
@@ -56,7 +58,7 @@ describe('the in-process run queue of meerkat dev', () => {
           ? Promise.reject(new Error('the result could not be written'))
           : Promise.resolve();
       },
-      { concurrency: 1 },
+      { concurrency: 1, onDropped: (job, reason) => dropped.push(`${job.data.runId}:${reason}`) },
     );
     const job = { organizationId: 'acme', monitorId: 'm', location: 'default' };
     await queue.enqueue({ ...job, runId: 'run_broken' });
@@ -66,10 +68,11 @@ describe('the in-process run queue of meerkat dev', () => {
 
     const failures = capture.lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((entry) => entry.msg === 'run job failed');
+      .filter((entry) => entry.msg === 'run job dropped');
     expect(failures).toMatchObject([
       {
         level: 50,
+        reason: 'error',
         runId: 'run_broken',
         organizationId: 'acme',
         monitorId: 'm',
@@ -78,5 +81,30 @@ describe('the in-process run queue of meerkat dev', () => {
       },
     ]);
     expect(handled).toEqual(['run_broken', 'run_fine']);
+    expect(dropped).toEqual(['run_broken:error']);
+  });
+
+  it('delivers a job again while its handler finds a dependency away', async () => {
+    vi.useFakeTimers();
+    try {
+      const queue = createInProcessRunQueue({ log: capturedLog().log, retrySeconds: 10 });
+      const deliveries: number[] = [];
+      const consumer = queue.consume(
+        ['default'],
+        (job) => {
+          deliveries.push(job.delivery);
+          return job.delivery < 3
+            ? Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'))
+            : Promise.resolve();
+        },
+        { concurrency: 1 },
+      );
+      await queue.enqueue({ organizationId: 'acme', monitorId: 'm', location: 'default', runId: 'run_x' });
+      await vi.advanceTimersByTimeAsync(1000 + 2000);
+      expect(deliveries).toEqual([1, 2, 3]);
+      await consumer.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

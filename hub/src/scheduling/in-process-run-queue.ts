@@ -1,5 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { DeliveredRunJob, RunConsumer, RunJobData, RunQueue, RunSchedule } from './run-queue.js';
+import { shortReason } from '../system/dependency-errors.js';
+import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
+import type {
+  ConsumeOptions,
+  DeliveredRunJob,
+  RunConsumer,
+  RunJobData,
+  RunQueue,
+  RunSchedule,
+} from './run-queue.js';
 
 interface Timer {
   schedule: RunSchedule;
@@ -13,6 +23,8 @@ export interface InProcessRunQueueOptions {
   /** Where a handler's failure is written: nothing else would ever see it, as no job is kept to fail. */
   log: Logger;
   clock?: { now(): Date };
+  /** RUN_RECORD_RETRY_SECONDS: how long a job whose handler finds a dependency away is delivered again. */
+  retrySeconds?: number;
 }
 
 /**
@@ -23,12 +35,12 @@ export interface InProcessRunQueueOptions {
 export function createInProcessRunQueue({
   log,
   clock = { now: () => new Date() },
+  retrySeconds = 600,
 }: InProcessRunQueueOptions): RunQueue {
+  const deliveries = deliveriesFor(retrySeconds);
   const timers = new Map<string, Timer>();
-  const handlers = new Map<
-    string,
-    { handler: (job: DeliveredRunJob) => Promise<void>; concurrency: number }
-  >();
+  const handlers = new Map<string, { handler: (job: DeliveredRunJob) => Promise<void> } & ConsumeOptions>();
+  const retries = new Set<NodeJS.Timeout>();
   const backlog = new Map<string, DeliveredRunJob[]>();
   const active = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
@@ -47,10 +59,20 @@ export function createInProcessRunQueue({
         .handler(job)
         .catch((error: unknown) => {
           const { organizationId, monitorId, runId } = job.data;
-          log.error(
-            { err: error, organizationId, monitorId, location, runId, slot: job.slot },
-            'run job failed',
-          );
+          const ids = { organizationId, monitorId, location, runId, slot: job.slot, attempt: job.delivery };
+          if (isRetryable(error) && job.delivery < deliveries) {
+            log.warn({ ...ids, reason: shortReason(error) }, 'run job will be retried');
+            const retry = setTimeout(() => {
+              retries.delete(retry);
+              deliver(location, { ...job, delivery: job.delivery + 1 });
+            }, retryDelayMs(job.delivery));
+            retry.unref();
+            retries.add(retry);
+            return;
+          }
+          const reason = dropReasonOf(error);
+          log.error({ ...ids, reason, err: error }, 'run job dropped');
+          consumer.onDropped?.(job, reason);
         })
         .finally(() => {
           active.set(location, (active.get(location) ?? 1) - 1);
@@ -76,7 +98,13 @@ export function createInProcessRunQueue({
         const current = timers.get(schedule.id)?.handle === handle;
         // Node fires a longer timeout after 1 ms: a slot further away than that is reached in steps.
         if (wait <= MAX_TIMEOUT_MS)
-          deliver(schedule.location, { data: schedule.data, slot: String(next), dueAt: new Date(next) });
+          deliver(schedule.location, {
+            id: `repeat:${schedule.id}:${next}`,
+            data: schedule.data,
+            slot: String(next),
+            dueAt: new Date(next),
+            delivery: 1,
+          });
         if (current) arm(schedule);
       },
       Math.min(wait, MAX_TIMEOUT_MS),
@@ -87,7 +115,13 @@ export function createInProcessRunQueue({
 
   return {
     enqueue(data: RunJobData & { runId: string }) {
-      deliver(data.location, { data, slot: undefined, dueAt: clock.now() });
+      deliver(data.location, {
+        id: data.runId ?? randomUUID(),
+        data,
+        slot: undefined,
+        dueAt: clock.now(),
+        delivery: 1,
+      });
       return Promise.resolve();
     },
     upsertSchedule(schedule) {
@@ -100,6 +134,16 @@ export function createInProcessRunQueue({
         if (existing) clearTimeout(existing.handle);
         arm(schedule);
       }
+      return Promise.resolve();
+    },
+    enqueueSlot(schedule, slotMs) {
+      deliver(schedule.location, {
+        id: `repeat:${schedule.id}:${slotMs}`,
+        data: schedule.data,
+        slot: String(slotMs),
+        dueAt: new Date(slotMs),
+        delivery: 1,
+      });
       return Promise.resolve();
     },
     removeSchedule(_location, scheduleId) {
@@ -117,12 +161,19 @@ export function createInProcessRunQueue({
       return Promise.resolve(
         [...timers.values()]
           .filter((t) => t.schedule.location === location)
-          .map(({ schedule: { id, everyMs, offsetMs } }) => ({ id, everyMs, offsetMs })),
+          .map(({ schedule: { id, everyMs, offsetMs } }) => ({ id, everyMs, offsetMs, current: true })),
       );
     },
-    consume(locations, handler, { concurrency }): RunConsumer {
+    // Schedules live as long as this process, as does the queue: they are never lost on their own.
+    schedulesPresent() {
+      return Promise.resolve(true);
+    },
+    markSchedulesPresent() {
+      return Promise.resolve();
+    },
+    consume(locations, handler, options): RunConsumer {
       for (const location of locations) {
-        handlers.set(location, { handler, concurrency });
+        handlers.set(location, { handler, ...options });
         pump(location);
       }
       return {
@@ -135,6 +186,8 @@ export function createInProcessRunQueue({
     async close() {
       for (const { handle } of timers.values()) clearTimeout(handle);
       timers.clear();
+      for (const retry of retries) clearTimeout(retry);
+      retries.clear();
       handlers.clear();
       await Promise.all([...inFlight]);
     },

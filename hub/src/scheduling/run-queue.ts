@@ -17,9 +17,33 @@ export interface RunSchedule {
 
 /** A job as a consumer receives it. `slot` identifies a scheduled slot; two deliveries of one slot share it. */
 export interface DeliveredRunJob {
+  /** The job's id: the same on every delivery of the job. */
+  id: string;
   data: RunJobData;
   slot: string | undefined;
   dueAt: Date;
+  /**
+   * 1 on the first delivery; more when the job comes again: a retry after the handler threw because a dependency
+   * was away, or a redelivery after the consumer holding it died.
+   */
+  delivery: number;
+}
+
+/**
+ * Why a job was given up: its dependency stayed away past RUN_RECORD_RETRY_SECONDS, workers kept shutting down
+ * while it ran, or the handler failed.
+ */
+export type DropReason = 'dependency_unavailable' | 'shutdown' | 'error';
+
+export interface ConsumeOptions {
+  concurrency: number;
+  /** Told of each job given up for good (logged by the queue too), so the loss is counted. */
+  onDropped?: (job: DeliveredRunJob, reason: DropReason) => void;
+}
+
+/** A schedule as the queue holds it; `current` is false when it was written with other job options. */
+export interface ListedSchedule extends Pick<RunSchedule, 'id' | 'everyMs' | 'offsetMs'> {
+  current: boolean;
 }
 
 export interface RunConsumer {
@@ -34,14 +58,30 @@ export interface RunConsumer {
 export interface RunQueue {
   enqueue(data: RunJobData & { runId: string }): Promise<void>;
   upsertSchedule(schedule: RunSchedule): Promise<void>;
+  /**
+   * The job of one slot of `schedule`, as its scheduler would have made it (the same job id, so never twice):
+   * after the schedules were lost, the slot the gap swallowed runs at once instead of waiting for the next one.
+   */
+  enqueueSlot(schedule: RunSchedule, slotMs: number): Promise<void>;
   removeSchedule(location: string, scheduleId: string): Promise<void>;
   listScheduleIds(location: string): Promise<string[]>;
   /** The schedules of `location` with their timing, so a reconcile rewrites only what changed. */
-  listSchedules(location: string): Promise<Array<Pick<RunSchedule, 'id' | 'everyMs' | 'offsetMs'>>>;
+  listSchedules(location: string): Promise<ListedSchedule[]>;
+  /**
+   * Delivers jobs to `handler`. A handler that throws because a dependency is away (dependency-errors.ts) gets
+   * the job again after a backoff, for up to RUN_RECORD_RETRY_SECONDS; any other failure drops it at once.
+   */
   consume(
     locations: readonly string[],
     handler: (job: DeliveredRunJob) => Promise<void>,
-    options: { concurrency: number },
+    options: ConsumeOptions,
   ): RunConsumer;
+  /**
+   * Whether the schedules written by the last full reconcile are still in the queue's store: false after Redis
+   * restarted empty or failed over to a replica that lacks them, so the scheduler reconciles at once.
+   */
+  schedulesPresent(): Promise<boolean>;
+  /** Records that a full reconcile has just written every schedule. */
+  markSchedulesPresent(): Promise<void>;
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
 import { monitorRowToMonitor } from '../monitors/monitor.service.js';
 import type { RunQueue, RunSchedule } from './run-queue.js';
-import { desiredSchedules, scheduleId } from './schedules.js';
+import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;
 
@@ -48,19 +48,26 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
 /**
  * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts only what is missing or
  * changed (timing read back from the queue) and removes schedulers nobody wants. Run at start and periodically; heals anything the outbox missed.
+ * With `backfillAt` (the schedules were lost), each schedule that was missing also gets the job of its latest
+ * slot, so the monitor runs at once instead of up to a whole interval later.
  */
 export async function reconcileAllSchedules(
   db: Db,
   queue: RunQueue,
   locations: readonly string[],
   log: Logger,
+  options: { backfillAt?: Date } = {},
 ): Promise<void> {
-  const existing = new Map<string, Pick<RunSchedule, 'location' | 'everyMs' | 'offsetMs'>>();
+  const existing = new Map<
+    string,
+    Pick<RunSchedule, 'location' | 'everyMs' | 'offsetMs'> & { current: boolean }
+  >();
   for (const location of locations)
     for (const schedule of await queue.listSchedules(location))
       existing.set(schedule.id, { ...schedule, location });
   const wanted = new Set<string>();
   let upserted = 0;
+  let backfilled = 0;
   for (let offset = 0; ; offset += 1000) {
     const rows = await db
       .selectFrom('monitors')
@@ -75,9 +82,18 @@ export async function reconcileAllSchedules(
         if (!locations.includes(schedule.location)) continue;
         wanted.add(schedule.id);
         const current = existing.get(schedule.id);
-        if (current?.everyMs === schedule.everyMs && current.offsetMs === schedule.offsetMs) continue;
+        if (
+          current?.current &&
+          current.everyMs === schedule.everyMs &&
+          current.offsetMs === schedule.offsetMs
+        )
+          continue;
         await queue.upsertSchedule(schedule);
         upserted += 1;
+        if (current === undefined && options.backfillAt !== undefined) {
+          await queue.enqueueSlot(schedule, latestSlotMs(schedule, options.backfillAt.getTime()));
+          backfilled += 1;
+        }
       }
     }
     if (rows.length < 1000) break;
@@ -89,5 +105,5 @@ export async function reconcileAllSchedules(
     await queue.removeSchedule(location, id);
     removed += 1;
   }
-  log.info({ upserted, removed }, 'schedules reconciled');
+  log.info({ upserted, removed, backfilled }, 'schedules reconciled');
 }

@@ -33,3 +33,8 @@ export function desiredSchedules(organizationId: string, monitor: Monitor): RunS
     };
   });
 }
+
+/** The latest slot of `schedule` at or before `nowMs`: slots fall at `k × everyMs + offsetMs`, as BullMQ's. */
+export function latestSlotMs(schedule: Pick<RunSchedule, 'everyMs' | 'offsetMs'>, nowMs: number): number {
+  return Math.floor((nowMs - schedule.offsetMs) / schedule.everyMs) * schedule.everyMs + schedule.offsetMs;
+}

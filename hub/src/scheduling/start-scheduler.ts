@@ -10,7 +10,10 @@ const FULL_RECONCILE_MS = 10 * 60 * 1000;
 
 /**
  * Keeps one BullMQ job scheduler per (monitor, location): a full reconcile at start and every 10 minutes,
- * and the schedule outbox applied every second in between. Also deletes runs past RUN_RETENTION_DAYS.
+ * and the schedule outbox applied every second in between. Each second it also checks the marker the last full
+ * reconcile left in Redis: a Redis that restarted empty or failed over to a replica without the schedules has
+ * lost it, and the schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
+ * runs past RUN_RETENTION_DAYS.
  */
 export async function startScheduler(options: {
   settings: Readonly<Settings>;
@@ -19,17 +22,27 @@ export async function startScheduler(options: {
 }): Promise<{ close(): Promise<void> }> {
   const { settings, log, components } = options;
   const locations = settings.LOCATIONS.map((l) => l.name);
-  await reconcileAllSchedules(components.db, components.runQueue, locations, log);
-  await drainScheduleOutbox(components.db, components.runQueue);
+  const queue = components.runQueue;
+  const reconcileAll = async (options: { backfillAt?: Date } = {}) => {
+    await reconcileAllSchedules(components.db, queue, locations, log, options);
+    await queue.markSchedulesPresent();
+  };
+  await reconcileAll();
+  await drainScheduleOutbox(components.db, queue);
 
   let lastFull = Date.now();
   const sync = startPeriodic(
     async () => {
-      if (Date.now() - lastFull >= FULL_RECONCILE_MS) {
+      const due = Date.now() - lastFull >= FULL_RECONCILE_MS;
+      const lost = !due && !(await queue.schedulesPresent());
+      if (lost)
+        log.warn('the schedules are gone from Redis (restarted empty or failed over): writing them again');
+      if (due || lost) {
         lastFull = Date.now();
-        await reconcileAllSchedules(components.db, components.runQueue, locations, log);
+        // Lost schedules also get their latest slot at once: the one the gap swallowed.
+        await reconcileAll(lost ? { backfillAt: new Date() } : {});
       }
-      while ((await drainScheduleOutbox(components.db, components.runQueue)) > 0);
+      while ((await drainScheduleOutbox(components.db, queue)) > 0);
     },
     OUTBOX_POLL_MS,
     (error) => log.error({ err: error }, 'schedule sync failed'),
