@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ruleEvaluationHook } from '../../hub/src/notifications/rule-evaluation-hook.js';
+import { systemFailureError } from '../../hub/src/runs/system-failure.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import {
   createWebhookIntegration,
@@ -18,7 +19,7 @@ describe('trigger evaluation after each finished run', () => {
   const finish = (
     monitorId: string,
     success: boolean,
-    extra: { location?: string; durationMs?: number; minutes?: number } = {},
+    extra: { location?: string; durationMs?: number; minutes?: number; errors?: string[] } = {},
   ) => finishRun(hub.db, hooks, { monitorId, success, at: later(extra.minutes ?? 1), ...extra });
   const ruleIdOf = async (monitorId: string) => ((await rulesOf(hub, monitorId))[0] as { id: string }).id;
 
@@ -46,6 +47,21 @@ describe('trigger evaluation after each finished run', () => {
     await finish('failed-1', false, { minutes: 6 });
     expect(await eventsOf(hub, ruleId)).toHaveLength(2);
     expect(deliveries.jobs.filter((job) => job.ruleId === ruleId)).toHaveLength(2);
+  });
+
+  it('ignores a run failed by the system itself (the reaper, a refused result)', async () => {
+    await putMonitor(hub, 'reaped-1', [
+      { trigger: { type: 'run_failed' }, routing: { channelType: 'webhook' } },
+      { trigger: { type: 'consecutive_failures', threshold: 1 }, routing: { channelType: 'webhook' } },
+    ]);
+    const ruleIds = (await rulesOf(hub, 'reaped-1')).map((rule) => (rule as { id: string }).id);
+    await finish('reaped-1', false, {
+      errors: [systemFailureError('still running after its timeout (the worker stopped or lost it)')],
+    });
+    for (const ruleId of ruleIds) expect(await eventsOf(hub, ruleId)).toHaveLength(0);
+    // The same rules fire for a failure of the target.
+    await finish('reaped-1', false, { minutes: 2 });
+    for (const ruleId of ruleIds) expect(await eventsOf(hub, ruleId)).toHaveLength(1);
   });
 
   it('run_recovered fires on the first success after a failure in the same location, inside the cooldown too', async () => {

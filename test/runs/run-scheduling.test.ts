@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
 import { drainScheduleOutbox, reconcileAllSchedules } from '../../hub/src/scheduling/schedule-reconciler.js';
-import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import type { DeliveredRunJob, RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import { desiredSchedules, latestSlotMs } from '../../hub/src/scheduling/schedules.js';
 import { startScheduler } from '../../hub/src/scheduling/start-scheduler.js';
+import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
+import { systemClock } from '../../hub/src/system/clock.js';
 import { createRunJobHandler } from '../../hub/src/worker/run-job-handler.js';
+import { createWorkerExecutor } from '../../hub/src/worker/worker-executor.js';
+import { loopbackEgress } from '../harness/egress.js';
 import { startWorker } from '../../hub/src/worker/start-worker.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
@@ -104,6 +109,41 @@ describe('scheduled runs on BullMQ', () => {
     ]);
   });
 
+  it('gives a monitor whose schedule was lost the job of its latest slot at once, once', async () => {
+    await hub.request('PUT', '/monitor/lost-one', {
+      body: monitorAgainst(target, { name: 'lost-one', frequency: { every: 1, unit: 'HOUR' } }),
+    });
+    const lostQueue = testRunQueue(); // a prefix of its own: an emptied Redis
+    const delivered: DeliveredRunJob[] = [];
+    const consumer = lostQueue.consume(
+      ['default'],
+      (job) => Promise.resolve(void (job.data.monitorId === 'lost-one' && delivered.push(job))),
+      { concurrency: 1 },
+    );
+    try {
+      const now = new Date();
+      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, { backfillAt: now });
+      // A second lost-schedule reconcile finds the schedule and adds nothing.
+      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, { backfillAt: now });
+      await eventually(() => Promise.resolve(delivered.length > 0));
+      const [schedule] = desiredSchedules('acme', {
+        ...monitorDefinitionSchema.parse(
+          monitorAgainst(target, { name: 'lost-one', frequency: { every: 1, unit: 'HOUR' } }),
+        ),
+        id: 'lost-one',
+        createdAt: '',
+        updatedAt: '',
+      });
+      const slot = latestSlotMs(schedule!, now.getTime());
+      expect(slot).toBeLessThanOrEqual(now.getTime());
+      expect(now.getTime() - slot).toBeLessThan(3_600_000);
+      expect(delivered.map((job) => job.slot)).toEqual([String(slot)]);
+    } finally {
+      await consumer.close();
+      await lostQueue.close();
+    }
+  });
+
   it('makes one run of a slot delivered twice, even at the same moment', async () => {
     await hub.request('PUT', '/monitor/twice', { body: monitorAgainst(target, { name: 'twice' }) });
     const executed: string[] = [];
@@ -114,14 +154,58 @@ describe('scheduled runs on BullMQ', () => {
       signal: new AbortController().signal,
     });
     const job = {
+      id: 'repeat:acme/twice/default:1767225600000',
       data: { organizationId: 'acme', monitorId: 'twice', location: 'default' },
       slot: '1767225600000',
       dueAt: new Date(),
+      delivery: 1,
     };
     await Promise.all([handler(job), handler(job)]);
     await handler(job);
     expect(await scheduledRuns('twice')).toHaveLength(1);
     expect(executed).toHaveLength(1);
+  });
+
+  it('records a slot a worker runs in one finished row, once, even when delivered twice at once', async () => {
+    await hub.request('PUT', '/monitor/once', { body: monitorAgainst(target, { name: 'once' }) });
+    const executor = createWorkerExecutor({
+      db: hub.db,
+      runner: createMonitorRunner({
+        requestTimeoutMs: 5_000,
+        runTimeoutMs: 10_000,
+        assertionBudgetMs: 2_000,
+        egress: loopbackEgress,
+      }),
+      secrets: testComponents(hub.db, queue).secrets,
+      clock: systemClock,
+      log: silentLog,
+      hooks: [],
+    });
+    const handler = createRunJobHandler({
+      db: hub.db,
+      executors: new Map([['default', executor]]),
+      log: silentLog,
+      signal: new AbortController().signal,
+    });
+    const job = {
+      id: 'repeat:acme/once/default:1767225600000',
+      data: { organizationId: 'acme', monitorId: 'once', location: 'default' },
+      slot: '1767225600000',
+      dueAt: new Date(),
+      delivery: 1,
+    };
+    const statuses: string[] = [];
+    const watch = setInterval(() => {
+      void scheduledRuns('once').then((rows) => statuses.push(...rows.map((r) => r.status)));
+    }, 5);
+    await Promise.all([handler(job), handler({ ...job, delivery: 2 })]);
+    clearInterval(watch);
+    const rows = await scheduledRuns('once');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'completed', success: true, schedule_slot: '1767225600000' });
+    expect(rows[0]?.started_at).not.toBeNull();
+    // No pending or running row is ever written for it: nothing is left behind if the worker dies mid-run.
+    expect(statuses.filter((status) => status !== 'completed')).toEqual([]);
   });
 
   it('spreads monitors of one frequency over the interval', async () => {
@@ -135,7 +219,6 @@ describe('scheduled runs on BullMQ', () => {
       .select('id')
       .where('id', 'like', 'spread-%')
       .execute();
-    const { desiredSchedules } = await import('../../hub/src/scheduling/schedules.js');
     const offsets = new Set(
       definitions.map(
         (row) =>

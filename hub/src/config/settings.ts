@@ -109,6 +109,10 @@ const settingsSchema = z
     REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+    // Faults of PostgreSQL and Redis (docs/operations.md): how long start-up waits for them, how long a finished
+    // run that could not be written is retried before it is dropped (and counted).
+    STARTUP_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+    RUN_RECORD_RETRY_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
     HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(99),
     METRICS_FLEET_MAX_AGE_PERCENT: z.coerce.number().min(0).max(10).default(0.2),
     // Rate limits of the API (docs/adr/0012-rate-limits.md); 0 turns a limit off.

@@ -8,6 +8,7 @@ import type { EgressPolicy } from '../egress/egress-policy.js';
 import { createMonitorRunner } from '../runner/monitor-runner.js';
 import { MONITOR_DELETED_ERROR } from '../runner/run-outcome.js';
 import type { SecretReader } from '../secrets/secret-store.js';
+import { systemFailureError } from '../runs/system-failure.js';
 
 /** Secrets read over the hub's API (`POST /secrets/resolve`): a runner Job holds no database or key. */
 export function hubSecretReader(hub: HubClient): SecretReader {
@@ -37,7 +38,7 @@ async function reportOrFail(hub: HubClient, runId: string, log: Logger, result: 
     const why = `the hub refused it: HTTP ${error.status}, ${error.message.slice(0, 200)}`;
     return hub.reportRunResult(runId, {
       success: false,
-      errors: [`run failed by the system: its result could not be stored (${why})`],
+      errors: [systemFailureError(`its result could not be stored (${why})`)],
       steps: [],
       durationMs: result.durationMs,
       ...(result.completedAt === undefined ? {} : { completedAt: result.completedAt }),

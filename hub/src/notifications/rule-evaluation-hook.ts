@@ -13,6 +13,7 @@ import {
 } from './notification-rule.repository.js';
 import { latestRunsInLocation, runsInWindow } from './run-history.repository.js';
 import { evaluateTrigger, type EvaluatedRun, type RuleState, type RunFacts } from './trigger-evaluation.js';
+import { isSystemFailure } from '../runs/system-failure.js';
 
 /** `chat:C0123`, `email`, `webhook`: the key of a channel in an event's `channelsNotified` and `deliveryStatus`. */
 export function channelKeyOf(routing: Record<string, unknown>): string {
@@ -110,6 +111,8 @@ export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
   return {
     name: 'notification-rules',
     async onRunFinished(tx, run) {
+      // A run Meerkat failed itself (the reaper, a refused result) says nothing about the target: no rule sees it.
+      if (isSystemFailure(run)) return;
       const rules = await lockEnabledRulesOfMonitor(tx, run.organization_id, run.monitor_id);
       if (rules.length === 0) return;
       const evaluated: EvaluatedRun = {

@@ -86,12 +86,39 @@ export async function claimRun(db: Executor, organizationId: string, id: string,
     .executeTakeFirst();
 }
 
+/**
+ * running -> running again, for the redelivered job of a run whose worker died mid-run: the new delivery takes
+ * it over instead of leaving it to the reaper (a false failure). `undefined` when it is no longer running.
+ */
+export async function reclaimRun(db: Executor, organizationId: string, id: string, startedAt: Date) {
+  return db
+    .updateTable('runs')
+    .set({ started_at: startedAt })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export interface RunResult {
   success: boolean;
   errors: string[];
   steps: unknown[] | null;
   completedAt: Date;
   durationMs: number | null;
+}
+
+/** The columns of a run that record its result, made storable: errors and steps quote what targets answered. */
+export function resultColumns(result: RunResult) {
+  return {
+    status: result.success ? ('completed' as const) : ('failed' as const),
+    success: result.success,
+    errors: storableJsonText(JSON.stringify(result.errors)),
+    steps: result.steps === null ? null : storableJsonText(JSON.stringify(result.steps)),
+    completed_at: result.completedAt,
+    duration_ms: result.durationMs,
+  };
 }
 
 /**
@@ -108,14 +135,7 @@ export async function finishRun(
 ) {
   return db
     .updateTable('runs')
-    .set({
-      status: result.success ? 'completed' : 'failed',
-      success: result.success,
-      errors: storableJsonText(JSON.stringify(result.errors)),
-      steps: result.steps === null ? null : storableJsonText(JSON.stringify(result.steps)),
-      completed_at: result.completedAt,
-      duration_ms: result.durationMs,
-    })
+    .set(resultColumns(result))
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .where('status', 'in', from)

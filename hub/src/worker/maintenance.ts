@@ -6,6 +6,7 @@ import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import { deleteRunsBefore, findStuckRuns, type RunRow } from '../runs/run.repository.js';
 import { startPeriodic } from '../server/periodic.js';
 import { systemClock, type Clock } from '../system/clock.js';
+import { systemFailureError } from '../runs/system-failure.js';
 
 export interface MaintenanceOptions {
   db: Db;
@@ -24,8 +25,8 @@ const PENDING_LIMIT_MS = 60 * 60 * 1000;
 const RETENTION_BATCH = 1000;
 
 const stuckReason: Record<'pending' | 'running', string> = {
-  running: 'run failed by the system: still running after its timeout (the worker stopped or lost it)',
-  pending: 'run failed by the system: no worker started it (is a worker serving its location?)',
+  running: systemFailureError('still running after its timeout (the worker stopped or lost it)'),
+  pending: systemFailureError('no worker started it (is a worker serving its location?)'),
 };
 
 /**

@@ -16,14 +16,13 @@ export interface RunJobHandlerDeps {
 }
 
 /**
- * The run of a delivered job: a manual job names its run; a scheduled one makes the run of its slot, once,
+ * The pending run of a scheduled slot, for executors that need a row before they start (runner Jobs): made once,
  * however often the job is delivered (the unique (monitor, location, slot) key).
  */
-async function runOfJob(db: Db, job: DeliveredRunJob): Promise<RunRow | undefined> {
-  const { organizationId, monitorId, location, runId } = job.data;
-  if (runId !== undefined) return findRun(db, organizationId, runId);
+async function pendingRunOfSlot(db: Db, job: DeliveredRunJob, slot: string): Promise<RunRow | undefined> {
+  const { organizationId, monitorId, location } = job.data;
   const monitor = await findMonitor(db, organizationId, monitorId);
-  if (monitor === undefined || job.slot === undefined) return undefined;
+  if (monitor === undefined) return undefined;
   return insertScheduledRun(db, {
     organization_id: organizationId,
     id: newId('run'),
@@ -33,21 +32,42 @@ async function runOfJob(db: Db, job: DeliveredRunJob): Promise<RunRow | undefine
     environment: monitor.environment,
     status: 'pending',
     triggered_by: 'schedule',
-    schedule_slot: job.slot,
+    schedule_slot: slot,
     errors: JSON.stringify([]),
   });
 }
 
 export function createRunJobHandler(deps: RunJobHandlerDeps) {
+  const executorOf = (location: string): LocationExecutor | undefined => {
+    const executor = deps.executors.get(location);
+    if (executor === undefined) deps.log.error({ location }, 'no executor serves this location');
+    return executor;
+  };
+
   return async (job: DeliveredRunJob): Promise<void> => {
-    const run = await runOfJob(deps.db, job);
-    if (run === undefined || run.status !== 'pending') return;
-    const executor = deps.executors.get(run.location);
-    if (executor === undefined) {
-      deps.log.error({ location: run.location, runId: run.id }, 'no executor serves this location');
+    const { organizationId, monitorId, location, runId } = job.data;
+    const executor = executorOf(location);
+    if (executor === undefined) return;
+
+    if (runId === undefined) {
+      if (job.slot === undefined) return;
+      // A retry's lateness is the fault's, not the schedule's: only first deliveries count as drift.
+      if (job.delivery === 1) deps.onScheduledStart?.(Date.now() - job.dueAt.getTime(), location);
+      if (executor.executeScheduled !== undefined) {
+        const slot = { jobId: job.id, organizationId, monitorId, location, slot: job.slot };
+        await executor.executeScheduled(slot, deps.signal);
+        return;
+      }
+      const pending = await pendingRunOfSlot(deps.db, job, job.slot);
+      if (pending !== undefined) await executor.execute(pending, deps.signal);
       return;
     }
-    if (job.slot !== undefined) deps.onScheduledStart?.(Date.now() - job.dueAt.getTime(), run.location);
-    await executor.execute(run, deps.signal);
+
+    const run = await findRun(deps.db, organizationId, runId);
+    if (run === undefined) return;
+    if (run.status === 'pending') await executor.execute(run, deps.signal);
+    // A job that comes again for a running run: its worker died (or lost the job) mid-run.
+    else if (run.status === 'running' && job.delivery > 1 && executor.resume !== undefined)
+      await executor.resume(run, deps.signal);
   };
 }

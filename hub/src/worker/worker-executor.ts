@@ -2,14 +2,27 @@ import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../contract/monitor-definition.js';
 import { definitionOf } from '../contract/stored-monitor.js';
 import type { Db } from '../db/database.js';
-import { findMonitor } from '../monitors/monitor.repository.js';
+import { newId } from '../db/ids.js';
 import { monitorRowToMonitor } from '../monitors/monitor.service.js';
 import { MONITOR_DELETED_ERROR, type RunOutcome } from '../runner/run-outcome.js';
-import type { LocationExecutor } from '../runs/location-executor.js';
-import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
-import { claimRun } from '../runs/run.repository.js';
+import type { LocationExecutor, ScheduledSlot } from '../runs/location-executor.js';
+import {
+  recordRunResult,
+  recordScheduledRun,
+  type ExecutedScheduledRun,
+  type RunFinishedHook,
+} from '../runs/run-finished.js';
+import { claimRun, reclaimRun, type RunResult, type RunRow } from '../runs/run.repository.js';
+import { RetryLaterError } from '../scheduling/job-retries.js';
 import type { SecretReader } from '../secrets/secret-store.js';
+import {
+  DependencyUnavailableError,
+  isDatabaseUnavailable,
+  shortReason,
+} from '../system/dependency-errors.js';
 import type { Clock } from '../system/clock.js';
+import { createMonitorReader } from './monitor-reader.js';
+import { createParkedResults } from './parked-results.js';
 
 export interface MonitorRunnerPort {
   run(
@@ -27,69 +40,155 @@ export interface WorkerExecutorDeps {
   hooks: readonly RunFinishedHook[];
 }
 
+/**
+ * The secret reader a run uses, remembering whether a read failed because the database was away: such a run's
+ * outcome says nothing about its target, so it is retried rather than recorded as a failure.
+ */
+function watchedSecrets(secrets: SecretReader) {
+  let unavailable: unknown;
+  const reader: SecretReader = {
+    async read(scope, name, version) {
+      try {
+        return await secrets.read(scope, name, version);
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) unavailable = error;
+        throw error;
+      }
+    },
+  };
+  return { reader, unavailable: () => unavailable };
+}
+
 /** The `worker` executor: runs the monitor in this process and records the outcome. */
 export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor {
   const { db, clock, log } = deps;
-  return {
-    async execute(pending, signal) {
-      const run = await claimRun(db, pending.organization_id, pending.id, clock.now());
-      if (run === undefined) return;
-      const monitorRow = await findMonitor(db, run.organization_id, run.monitor_id);
-      const started = clock.now();
-      if (monitorRow === undefined) {
-        await recordRunResult(
-          db,
-          run,
-          {
+  const monitors = createMonitorReader(db);
+  // Results whose write failed because the database was away, by job id: the job's retry writes them.
+  const parked = createParkedResults<{ run: RunRow | ExecutedScheduledRun; result: RunResult }>();
+
+  const runMonitor = async (
+    definition: MonitorDefinition,
+    organizationId: string,
+    signal: AbortSignal,
+  ): Promise<RunResult> => {
+    const started = clock.now();
+    const secrets = watchedSecrets(deps.secrets);
+    let outcome: RunOutcome;
+    try {
+      outcome = await deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal });
+    } catch (error) {
+      log.error({ err: error }, 'the runner failed');
+      const completedAt = clock.now();
+      return {
+        success: false,
+        errors: ['the runner failed unexpectedly; see the worker log'],
+        steps: null,
+        completedAt,
+        durationMs: completedAt.getTime() - started.getTime(),
+      };
+    }
+    const unavailable = secrets.unavailable();
+    if (unavailable !== undefined && !outcome.success)
+      throw new DependencyUnavailableError('database', shortReason(unavailable), { cause: unavailable });
+    return {
+      success: outcome.success,
+      errors: outcome.errors,
+      steps: outcome.steps,
+      completedAt: outcome.completedAt,
+      durationMs: outcome.durationMs,
+    };
+  };
+
+  /** Writes a result, or parks it under the job when the database is away (the queue then retries the job). */
+  const recordParking = async <T>(
+    jobId: string,
+    entry: { run: RunRow | ExecutedScheduledRun; result: RunResult },
+    write: () => Promise<T>,
+  ) => {
+    try {
+      const written = await write();
+      parked.forget(jobId);
+      return written;
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) parked.keep(jobId, entry);
+      throw error;
+    }
+  };
+
+  const executeClaimed = async (run: RunRow, signal: AbortSignal) => {
+    const waiting = parked.take(run.id);
+    if (waiting !== undefined) {
+      await recordParking(run.id, waiting, () => recordRunResult(db, run, waiting.result, deps.hooks));
+      return;
+    }
+    const monitorRow = await monitors.read(run.organization_id, run.monitor_id);
+    const result: RunResult =
+      monitorRow === undefined
+        ? {
             success: false,
             errors: [MONITOR_DELETED_ERROR],
             steps: null,
-            completedAt: started,
+            completedAt: clock.now(),
             durationMs: 0,
-          },
-          deps.hooks,
+          }
+        : await runMonitor(
+            {
+              ...(definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition),
+              environment: run.environment,
+            },
+            run.organization_id,
+            signal,
+          );
+    if (signal.aborted && !result.success)
+      result.errors = ['the worker shut down before the run finished', ...result.errors];
+    await recordParking(run.id, { run, result }, () => recordRunResult(db, run, result, deps.hooks));
+  };
+
+  return {
+    async execute(pending, signal) {
+      const run = await claimRun(db, pending.organization_id, pending.id, clock.now());
+      if (run !== undefined) await executeClaimed(run, signal);
+    },
+
+    async resume(running, signal) {
+      if (parked.has(running.id)) return executeClaimed(running, signal);
+      const run = await reclaimRun(db, running.organization_id, running.id, clock.now());
+      if (run !== undefined) await executeClaimed(run, signal);
+    },
+
+    async executeScheduled(slot: ScheduledSlot, signal) {
+      const waiting = parked.take(slot.jobId);
+      if (waiting !== undefined) {
+        const run = waiting.run as ExecutedScheduledRun;
+        await recordParking(slot.jobId, waiting, () =>
+          recordScheduledRun(db, run, waiting.result, deps.hooks),
         );
         return;
       }
-      const definition = definitionOf(monitorRowToMonitor(monitorRow));
-      let outcome: RunOutcome;
-      try {
-        outcome = await deps.runner.run(
-          { ...(definition as MonitorDefinition), environment: run.environment },
-          { secrets: deps.secrets, organizationId: run.organization_id, signal },
-        );
-      } catch (error) {
-        log.error({ err: error, runId: run.id }, 'the runner failed');
-        const completedAt = clock.now();
-        await recordRunResult(
-          db,
-          run,
-          {
-            success: false,
-            errors: ['the runner failed unexpectedly; see the worker log'],
-            steps: null,
-            completedAt,
-            durationMs: completedAt.getTime() - started.getTime(),
-          },
-          deps.hooks,
-        );
-        return;
-      }
-      const aborted = signal.aborted && !outcome.success;
-      await recordRunResult(
-        db,
-        run,
-        {
-          success: outcome.success,
-          errors: aborted
-            ? ['the worker shut down before the run finished', ...outcome.errors]
-            : outcome.errors,
-          steps: outcome.steps,
-          completedAt: outcome.completedAt,
-          durationMs: outcome.durationMs,
-        },
-        deps.hooks,
+      const monitorRow = await monitors.read(slot.organizationId, slot.monitorId);
+      // A monitor deleted since its slot was scheduled has nothing to record.
+      if (monitorRow === undefined) return;
+      const run: ExecutedScheduledRun = {
+        organization_id: slot.organizationId,
+        id: newId('run'),
+        monitor_id: slot.monitorId,
+        execution_group_id: newId('grp'),
+        location: slot.location,
+        environment: monitorRow.environment,
+        schedule_slot: slot.slot,
+        started_at: clock.now(),
+      };
+      const definition = definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition;
+      const result = await runMonitor(
+        { ...definition, environment: run.environment },
+        run.organization_id,
+        signal,
       );
+      // Cut short by the worker's shutdown: the outcome says nothing about the target, so the slot's job is
+      // handed back to run on another worker rather than recorded as a failure.
+      if (signal.aborted && !result.success)
+        throw new RetryLaterError('the worker shut down before the run finished');
+      await recordParking(slot.jobId, { run, result }, () => recordScheduledRun(db, run, result, deps.hooks));
     },
   };
 }
