@@ -157,7 +157,10 @@ describe('metrics endpoints over known runs', () => {
 
   it('the summary counts monitors, runs, fleet percentiles, mean uptime and failing streaks', async () => {
     const s = await getData<MetricsSummary>(hub, '/metrics/summary?period=1h');
-    expect(s.monitors).toEqual({ total: 5, passing: 3, failing: 1, noRecentRuns: 1 });
+    // No recent runs: idle never ran; flaky's last run (11:45) and staging-one's (11:30) are more than twice
+    // their 5-minute frequency before 12:00 (issue 23: a monitor that stopped running is not passing).
+    // Passing: steady (11:50). Failing: broken, whatever its last run's age.
+    expect(s.monitors).toEqual({ total: 5, passing: 1, failing: 1, noRecentRuns: 3 });
     expect(s.runs).toEqual({ total: 18, successful: 14, failed: 4, successRate: 77.78 });
     // 18 durations: 50, 100..1000, 2000 x3, 3000 x4; the 9th is 800, the 18th 3000.
     within1Percent(s.latency.p50DurationMs, 800);
@@ -177,7 +180,8 @@ describe('metrics endpoints over known runs', () => {
 
   it('the summary of an environment counts only its monitors', async () => {
     const s = await getData<MetricsSummary>(hub, '/metrics/summary?period=1h&environment=staging');
-    expect(s.monitors).toEqual({ total: 1, passing: 1, failing: 0, noRecentRuns: 0 });
+    // staging-one last ran at 11:30: more than twice its 5-minute frequency before 12:00.
+    expect(s.monitors).toEqual({ total: 1, passing: 0, failing: 0, noRecentRuns: 1 });
     expect(s.runs.total).toBe(1);
   });
 

@@ -19,6 +19,7 @@ import type {
   MonitorMetricsRow,
   Period,
 } from './metrics.schema.js';
+import { findOverdueMonitors } from './overdue-monitors.js';
 import { minuteOf } from './time-buckets.js';
 import { createSnapshotCache } from './snapshot-cache.js';
 
@@ -183,14 +184,22 @@ export function createMetricsService(deps: MetricsServiceDeps) {
       const { environment } = query;
       const { snapshot, rows } = await fleet(organizationId, query.period, environment);
       const { window } = snapshot;
+      // Figures come from a snapshot that may be minutes old; whether a monitor still runs is read now, so a
+      // silent gap (schedules lost, workers down) shows at once as "no recent runs", never as passing. A failing
+      // monitor stays failing: it is already what on-call looks at.
+      const [overdue] = await findOverdueMonitors(db, clock.now(), organizationId);
       const failing = rows.filter((f) => f.status === 'failing');
+      const noRecent = rows.filter(
+        (f) =>
+          f.figures.runs === 0 || (f.status !== 'failing' && overdue?.overdue.has(f.monitor.id) === true),
+      );
       const streaks = await consecutiveFailures(
         db,
         organizationId,
         failing.map((f) => f.monitor.id),
         environment,
       );
-      const noRecentRuns = rows.filter((f) => f.figures.runs === 0).length;
+      const noRecentRuns = noRecent.length;
       const ran = rows.filter((f) => f.figures.runs > 0);
       const sum = (pick: (f: FleetMonitorFigures) => number) => rows.reduce((t, f) => t + pick(f.figures), 0);
       const successful = sum((f) => f.successes);
