@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { startJobLocations } from '../jobs/start-job-locations.js';
 import { createLogger } from '../log/logger.js';
+import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { startRuleEvaluation } from '../notifications/start-notifier.js';
 import { openComponents } from '../server/components.js';
@@ -17,10 +18,14 @@ export function registerHubCommand(program: Command): void {
       const log = createLogger(settings.LOG_LEVEL, { process: 'hub' });
       const components = await openComponents(settings, log, { migrate: false });
       const metrics = await startProcessMetrics('hub', settings, log);
+      registerDependencyMetrics(metrics.registry, components.readiness);
       // The hub records the results of runner Jobs (their reports, and the failures its Job watcher sees):
       // they get the same rollups, rule evaluation and counters as results recorded by workers.
       const rules = startRuleEvaluation(settings);
-      const hooks = runFinishedHooks(metrics.registry, rules.hook);
+      const hooks = runFinishedHooks(metrics.registry, rules.hook, {
+        db: components.db,
+        locations: settings.LOCATIONS.filter((l) => l.executor === 'job').map((l) => l.name),
+      });
       const api = await serveApi({
         settings,
         log,
@@ -40,6 +45,7 @@ export function registerHubCommand(program: Command): void {
           },
         },
         log,
+        settings.SHUTDOWN_GRACE_SECONDS,
       );
     });
 }

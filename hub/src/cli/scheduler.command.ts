@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { startScheduler } from '../scheduling/start-scheduler.js';
 import { openComponents } from '../server/components.js';
@@ -15,6 +16,7 @@ export function registerSchedulerCommand(program: Command): void {
       const log = createLogger(settings.LOG_LEVEL, { process: 'scheduler' });
       const components = await openComponents(settings, log, { migrate: false });
       const metrics = await startProcessMetrics('scheduler', settings, log);
+      registerDependencyMetrics(metrics.registry, components.readiness);
       const scheduler = await startScheduler({ settings, log, components });
       closeOnSignals(
         {
@@ -25,6 +27,7 @@ export function registerSchedulerCommand(program: Command): void {
           },
         },
         log,
+        settings.SHUTDOWN_GRACE_SECONDS,
       );
     });
 }

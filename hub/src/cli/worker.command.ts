@@ -4,6 +4,7 @@ import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings, workerConcurrencySchema } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
+import { createRunsDroppedMetric, registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../notifications/start-notifier.js';
@@ -41,6 +42,7 @@ export function registerWorkerCommand(program: Command): void {
       }
       const components = await openComponents(settings, log, { migrate: false });
       const metrics = await startProcessMetrics('worker', settings, log);
+      registerDependencyMetrics(metrics.registry, components.readiness);
       const notifier = startNotifier({
         settings,
         log,
@@ -54,8 +56,9 @@ export function registerWorkerCommand(program: Command): void {
         components,
         locations,
         concurrency,
-        hooks: runFinishedHooks(metrics.registry, notifier.hook),
+        hooks: runFinishedHooks(metrics.registry, notifier.hook, { db: components.db, locations }),
         onScheduledStart: createScheduleDelayMetrics(metrics.registry),
+        onDropped: createRunsDroppedMetric(metrics.registry, locations),
       });
       closeOnSignals(
         {
@@ -67,6 +70,7 @@ export function registerWorkerCommand(program: Command): void {
           },
         },
         log,
+        settings.SHUTDOWN_GRACE_SECONDS,
       );
     });
 }

@@ -12,10 +12,16 @@ export interface ListeningServer {
 export interface ListenOptions {
   /**
    * `all` (default): close drops every open connection (a scrape or probe in flight is not waited for).
-   * `idle`: close drops the idle ones; requests in flight finish, then their connections close.
+   * `idle`: close drops the idle ones at once; every response from then on carries `Connection: close`, so a
+   * busy keep-alive connection closes after the response it is serving; what is still open after `drainMs` is
+   * dropped.
    */
   closeConnections?: 'all' | 'idle';
+  /** With `idle`: how long in-flight requests get before their connections are dropped (default 10 s). */
+  drainMs?: number;
 }
+
+const DEFAULT_DRAIN_MS = 10_000;
 
 /**
  * Listens on `host:port` (0 for a free port); rejects when the port cannot be taken. Requests Node's parser
@@ -28,6 +34,11 @@ export async function listen(
   options: ListenOptions = {},
 ): Promise<ListeningServer> {
   answerClientErrorsWithJson(server);
+  let closing = false;
+  // First of the request listeners, so the header is set before the app can answer.
+  server.prependListener('request', (_req, res) => {
+    if (closing) res.setHeader('Connection', 'close');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -38,8 +49,17 @@ export async function listen(
     url: `http://${shown}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if (options.closeConnections === 'idle') server.closeIdleConnections();
+        closing = true;
+        const idleOnly = options.closeConnections === 'idle';
+        const drain = idleOnly
+          ? setTimeout(() => server.closeAllConnections(), options.drainMs ?? DEFAULT_DRAIN_MS)
+          : undefined;
+        drain?.unref();
+        server.close(() => {
+          clearTimeout(drain);
+          resolve();
+        });
+        if (idleOnly) server.closeIdleConnections();
         else server.closeAllConnections();
       }),
   };

@@ -11,6 +11,7 @@ import { createApp } from '../http/app.js';
 import { rateLimitSettingsOf } from '../http/rate-limit.js';
 import { createMetricsService } from '../metrics/metrics.service.js';
 import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-metrics.js';
+import { registerOverdueMonitorsMetric } from '../metrics/prometheus/fault-metrics.js';
 import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
 import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
 import { notificationRuleDependant } from '../notifications/rule-sync.js';
@@ -62,6 +63,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   });
   if (metricsRegistry) {
     registerQueueDepthMetrics(metricsRegistry, components.db);
+    registerOverdueMonitorsMetric(metricsRegistry, components.db);
     registerMonitorHealthMetrics(metricsRegistry, { db: components.db, metrics });
   }
   const app = createApp({
@@ -82,8 +84,12 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
   const server = createServer(app);
-  // Idle connections only: requests in flight finish before their connections close.
-  const { url, close } = await listen(server, settings.PORT, settings.HOST, { closeConnections: 'idle' });
+  // Idle connections at once; requests in flight finish (answered with Connection: close) within the part of
+  // SHUTDOWN_GRACE_SECONDS the process leaves them, then what is left is dropped.
+  const { url, close } = await listen(server, settings.PORT, settings.HOST, {
+    closeConnections: 'idle',
+    drainMs: drainPartOfGraceMs(settings.SHUTDOWN_GRACE_SECONDS),
+  });
   log.info(
     { url, database: components.database.description, redis: settings.REDIS_URL !== undefined },
     'hub API listening',
@@ -92,13 +98,32 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   return { server, url, close };
 }
 
-/** Stops cleanly on SIGINT/SIGTERM: in-flight requests finish, then connections close. */
-export function closeOnSignals(running: { close(): Promise<void> }, log: Logger): void {
+/**
+ * The part of SHUTDOWN_GRACE_SECONDS that in-flight work (requests, runs) gets before it is cut short: the rest
+ * is left for closing connections and recording what was cut, before the hard deadline of closeOnSignals.
+ */
+export function drainPartOfGraceMs(graceSeconds: number): number {
+  const graceMs = graceSeconds * 1000;
+  return Math.max(0, graceMs - Math.min(5_000, graceMs / 2));
+}
+
+/**
+ * Stops cleanly on SIGINT/SIGTERM: in-flight work finishes, then connections close. Whatever the dependencies
+ * do (a Redis or PostgreSQL that no longer answers can hold a close forever), the process exits within
+ * `graceSeconds` (SHUTDOWN_GRACE_SECONDS): past it, it exits 1 saying so. The chart's
+ * terminationGracePeriodSeconds is set above it, so Kubernetes never has to kill it.
+ */
+export function closeOnSignals(running: { close(): Promise<void> }, log: Logger, graceSeconds: number): void {
   let closing = false;
   const stop = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ signal, graceSeconds }, 'shutting down');
+    // Not unref'd: a close stuck on a dependency must still end in this exit, never in a silent one.
+    setTimeout(() => {
+      log.error({ graceSeconds }, 'shutdown did not finish within SHUTDOWN_GRACE_SECONDS; exiting');
+      process.exit(1);
+    }, graceSeconds * 1000);
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -6,7 +6,9 @@ import type { RunFinishedHook } from '../runs/run-finished.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { createMonitorRunner, type MonitorRunner } from '../runner/monitor-runner.js';
+import type { ConsumeOptions } from '../scheduling/run-queue.js';
 import type { Components } from '../server/components.js';
+import { drainPartOfGraceMs } from '../server/serve-api.js';
 import { systemClock } from '../system/clock.js';
 import { startProcessMaintenance } from './maintenance.js';
 import { createRunJobHandler } from './run-job-handler.js';
@@ -21,6 +23,8 @@ export interface StartWorkerOptions {
   hooks?: readonly RunFinishedHook[];
   /** Told how late each scheduled run started (start minus due time, ms). */
   onScheduledStart?: (driftMs: number, location: string) => void;
+  /** Told of each job given up for good (meerkat_runs_dropped_total). */
+  onDropped?: ConsumeOptions['onDropped'];
 }
 
 /**
@@ -71,6 +75,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   });
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency,
+    ...(options.onDropped ? { onDropped: options.onDropped } : {}),
   });
   const maintenance = startProcessMaintenance(
     { settings, db: components.db, log },
@@ -80,7 +85,11 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
 
   return {
     async close() {
-      const abortLater = setTimeout(() => shutdown.abort(), settings.SHUTDOWN_GRACE_SECONDS * 1000);
+      // In-flight runs get most of the grace; the rest records the ones cut short before the hard deadline.
+      const abortLater = setTimeout(
+        () => shutdown.abort(),
+        drainPartOfGraceMs(settings.SHUTDOWN_GRACE_SECONDS),
+      );
       await consumer.close();
       clearTimeout(abortLater);
       await maintenance.stop();
