@@ -21,7 +21,7 @@ interface RunningServer {
   pid: number | undefined;
   stop(): Promise<void>;
 }
-type RunAs = { uid: number; gid: number } | undefined;
+export type RunAs = { uid: number; gid: number } | undefined;
 
 // Servers still running, so an interrupted vitest (it turns SIGINT/SIGTERM into process.exit) does not
 // leave them behind. SIGQUIT is PostgreSQL's immediate shutdown: unlike SIGKILL it frees shared memory.
@@ -42,7 +42,7 @@ function findInPath(name: string): string | undefined {
 }
 
 /** Directory holding both `postgres` and `initdb`: PATH first, then Debian's versioned layout (newest). */
-function findPostgresBinDir(): string | undefined {
+export function findPostgresBinDir(): string | undefined {
   const inPath = findInPath('postgres');
   if (inPath && fs.existsSync(join(inPath, 'initdb'))) return inPath;
   const debianRoot = '/usr/lib/postgresql';
@@ -54,7 +54,7 @@ function findPostgresBinDir(): string | undefined {
     .find((dir) => fs.existsSync(join(dir, 'postgres')) && fs.existsSync(join(dir, 'initdb')));
 }
 
-function findRedisServer(): string | undefined {
+export function findRedisServer(): string | undefined {
   const dir = findInPath('redis-server') ?? (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin' : undefined);
   return dir && join(dir, 'redis-server');
 }
@@ -75,7 +75,7 @@ function aptInstall(packages: string[]): void {
 }
 
 /** PostgreSQL refuses to run as root, so as root its processes run as the `postgres` system user. */
-function postgresUser(): RunAs {
+export function postgresUser(): RunAs {
   if (!isRoot) return undefined;
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   if (id('-u').status !== 0) {
@@ -87,7 +87,7 @@ function postgresUser(): RunAs {
 }
 
 /** Spawns a child whose output goes to dir/<name>.log, kept for error messages. */
-function spawnLogged(name: string, command: string, args: string[], dir: string, runAs: RunAs) {
+export function spawnLogged(name: string, command: string, args: string[], dir: string, runAs: RunAs) {
   const logPath = join(dir, `${name}.log`);
   const logFd = fs.openSync(logPath, 'a');
   const child = spawn(command, args, { cwd: dir, stdio: ['ignore', logFd, logFd], ...runAs });
@@ -189,7 +189,7 @@ async function startPostgres(binDir: string): Promise<RunningServer> {
 }
 
 /** Minimal RESP PING, so readiness polling does not depend on a client library's retry behaviour. */
-function redisPing(port: number): Promise<boolean> {
+export function redisPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port, timeout: 1000 });
     let reply = '';
