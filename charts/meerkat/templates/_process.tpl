@@ -25,6 +25,8 @@ spec:
         checksum/settings: {{ include (print $root.Template.BasePath "/settings-configmap.yaml") $root | sha256sum }}
     spec:
       serviceAccountName: {{ include "meerkat.fullname" $root }}-worker
+      # Above SHUTDOWN_GRACE_SECONDS, within which the process exits on its own (docs/operations.md).
+      terminationGracePeriodSeconds: {{ add $root.Values.shutdownGraceSeconds 15 }}
       securityContext:
         {{- include "meerkat.podSecurityContext" $root | nindent 8 }}
       {{- with .nodeSelector }}
