@@ -11,6 +11,7 @@ import {
 import type { MonitorResources } from './reconcile-monitor.js';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
 export function kubeMonitorResources(kubeConfig: KubeConfig): MonitorResources {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -39,7 +40,9 @@ export function kubeMonitorResources(kubeConfig: KubeConfig): MonitorResources {
       )) as MonitorResource;
     },
     async writeStatus(resource, status) {
-      await api.patchNamespacedCustomObjectStatus({ ...target(resource), body: { status } }, mergePatch);
+      // A JSON patch replacing the whole status: a merge patch could not remove a figure that no longer applies.
+      const body = [{ op: 'add', path: '/status', value: status }];
+      await api.patchNamespacedCustomObjectStatus({ ...target(resource), body }, jsonPatch);
     },
   };
 }

@@ -23,6 +23,8 @@ export interface LeaderElectionOptions {
 
 export interface LeaderElection {
   isLeader(): boolean;
+  /** Why the latest attempt could not reach the Lease (not a lost race), or undefined. */
+  lastError(): string | undefined;
   /** Stops competing; a holder gives the Lease up so another replica takes over at once. */
   stop(): Promise<void>;
 }
@@ -34,6 +36,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   let leading = false;
   let stopped = false;
   let lastRenewed = 0;
+  let lastError: string | undefined;
   /** The record last seen and when (by our clock) it last changed: the basis of "the holder is gone". */
   let observed: { key: string; at: number } | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -81,8 +84,11 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     let holds = false;
     try {
       holds = await tryAcquireOrRenew();
+      lastError = undefined;
       if (holds) lastRenewed = now().getTime();
     } catch (error) {
+      const status = kubeStatusOf(error);
+      lastError = status === 409 ? undefined : error instanceof Error ? error.message : String(error);
       // A 409 means another candidate wrote first; anything else is an API problem. Either way: not renewed.
       options.log.debug({ err: error }, 'lease acquire/renew failed');
     }
@@ -111,6 +117,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
 
   return {
     isLeader: () => leading,
+    lastError: () => lastError,
     async stop() {
       stopped = true;
       clearTimeout(timer);

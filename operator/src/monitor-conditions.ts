@@ -1,16 +1,41 @@
 // Kubernetes-style conditions: one entry per type, `lastTransitionTime` moves only when `status` changes.
-import type { Condition } from './monitor-resource-status.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Condition, MonitorResourceStatus } from './monitor-resource-status.js';
 
+/** Sets one condition in place (its position kept, so a repeated pass yields the same list). */
 export function setCondition(
   conditions: readonly Condition[] | undefined,
   next: Omit<Condition, 'lastTransitionTime'>,
   now: Date,
 ): Condition[] {
-  const previous = conditions?.find((condition) => condition.type === next.type);
+  const list = conditions ?? [];
+  const previous = list.find((condition) => condition.type === next.type);
   const lastTransitionTime =
     previous && previous.status === next.status ? previous.lastTransitionTime : toKubeTime(now);
-  const others = (conditions ?? []).filter((condition) => condition.type !== next.type);
-  return [...others, { ...next, lastTransitionTime }];
+  const updated = { ...next, lastTransitionTime };
+  return previous
+    ? list.map((condition) => (condition === previous ? updated : condition))
+    : [...list, updated];
+}
+
+export function findCondition(status: MonitorResourceStatus | undefined, type: string) {
+  return status?.conditions?.find((condition) => condition.type === type);
+}
+
+/**
+ * Whether two statuses say the same: key order and condition order do not matter (the API server and JSON text
+ * disagree on both), so only a real change causes a write.
+ */
+export function sameStatus(
+  a: MonitorResourceStatus | undefined,
+  b: MonitorResourceStatus | undefined,
+): boolean {
+  const normalize = (status: MonitorResourceStatus | undefined) => {
+    // Through JSON, as the API server stores it: an undefined field is an absent one.
+    const { conditions, ...rest } = JSON.parse(JSON.stringify(status ?? {})) as MonitorResourceStatus;
+    return { rest, conditions: [...(conditions ?? [])].sort((x, y) => x.type.localeCompare(y.type)) };
+  };
+  return isDeepStrictEqual(normalize(a), normalize(b));
 }
 
 /** metav1.Time is RFC 3339 in whole seconds. */

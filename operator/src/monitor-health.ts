@@ -1,5 +1,6 @@
-// The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS, P95 and LAST RUN columns and the
-// `Healthy` condition. Figures come from `GET /metrics/monitors/{id}` (docs/metrics.md) over its default period.
+// The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS, P95 and LAST RUN columns, the latest
+// run (id, result, first error, URL) and the `Healthy` condition. Figures come from `GET /metrics/monitors/{id}`
+// (docs/metrics.md) over its default period.
 import { setCondition, toKubeTime } from './monitor-conditions.js';
 import type { MonitorEvent } from './monitor-events.js';
 import type { Condition, MonitorResourceStatus } from './monitor-resource-status.js';
@@ -9,16 +10,34 @@ export interface MonitorHealthFigures {
   status: string;
   runs: { total: number; successRate: number };
   latency: { p95DurationMs: number };
-  lastRun: { startedAt: string; durationMs: number; success: boolean } | null;
+  lastRun: { id?: string; startedAt: string; durationMs: number; success: boolean } | null;
 }
 
-function healthyCondition(figures: MonitorHealthFigures): Omit<Condition, 'lastTransitionTime'> {
-  if (figures.status === 'healthy')
-    return { type: 'Healthy', status: 'True', reason: 'Healthy', message: 'the latest runs pass' };
-  if (figures.status === 'failing')
-    return { type: 'Healthy', status: 'False', reason: 'Failing', message: 'the latest run failed' };
+/** What the status says of the latest run beyond the figures (read from the run itself when it failed). */
+export interface LastRunDetails {
+  error?: string;
+  url?: string;
+}
+
+const HEALTH_VALUES = ['healthy', 'degraded', 'failing'] as const;
+
+function healthyCondition(
+  figures: MonitorHealthFigures,
+  details: LastRunDetails,
+): Omit<Condition, 'lastTransitionTime'> {
   if (figures.runs.total === 0)
     return { type: 'Healthy', status: 'Unknown', reason: 'NoRecentRuns', message: 'no run in the period' };
+  if (figures.status === 'healthy')
+    return { type: 'Healthy', status: 'True', reason: 'Healthy', message: 'the latest runs pass' };
+  if (figures.status === 'failing') {
+    const run = figures.lastRun?.id ? `the latest run ${figures.lastRun.id} failed` : 'the latest run failed';
+    return {
+      type: 'Healthy',
+      status: 'False',
+      reason: 'Failing',
+      message: details.error ? `${run}: ${details.error}` : run,
+    };
+  }
   return {
     type: 'Healthy',
     status: 'False',
@@ -27,28 +46,50 @@ function healthyCondition(figures: MonitorHealthFigures): Omit<Condition, 'lastT
   };
 }
 
+/**
+ * The status with the figures of this pass. Every figure field is set or removed here, so a figure that no longer
+ * applies (no run in the period) disappears instead of standing stale beside `Healthy=Unknown`.
+ */
 export function withHealth(
   status: MonitorResourceStatus,
   figures: MonitorHealthFigures,
+  details: LastRunDetails,
   generation: number | undefined,
   now: Date,
 ): MonitorResourceStatus {
+  const {
+    health: _health,
+    successRate: _rate,
+    p95Ms: _p95,
+    lastRun: _last,
+    lastRunId: _id,
+    lastRunResult: _result,
+    lastRunError: _error,
+    lastRunUrl: _url,
+    ...rest
+  } = status;
   const ran = figures.runs.total > 0;
-  const { successRate: _rate, p95Ms: _p95, lastRun: _last, ...rest } = status;
-  const finished = figures.lastRun
-    ? new Date(Date.parse(figures.lastRun.startedAt) + figures.lastRun.durationMs)
-    : undefined;
+  const health = HEALTH_VALUES.find((value) => value === figures.status);
+  const last = figures.lastRun;
   return {
     ...rest,
-    health: figures.status,
+    health: ran && health ? health : 'unknown',
     ...(ran
       ? { successRate: `${figures.runs.successRate}%`, p95Ms: Math.round(figures.latency.p95DurationMs) }
       : {}),
-    ...(finished ? { lastRun: toKubeTime(finished) } : {}),
+    ...(last
+      ? {
+          lastRun: toKubeTime(new Date(Date.parse(last.startedAt) + last.durationMs)),
+          ...(last.id ? { lastRunId: last.id } : {}),
+          lastRunResult: last.success ? ('Passed' as const) : ('Failed' as const),
+          ...(details.error && !last.success ? { lastRunError: details.error } : {}),
+          ...(details.url ? { lastRunUrl: details.url } : {}),
+        }
+      : {}),
     conditions: setCondition(
       status.conditions,
       {
-        ...healthyCondition(figures),
+        ...healthyCondition(figures, details),
         ...(generation === undefined ? {} : { observedGeneration: generation }),
       },
       now,
@@ -56,9 +97,22 @@ export function withHealth(
   };
 }
 
+const MAX_ERROR_LENGTH = 512;
+/**
+ * A run error as the status may show it. The hub never stores secret values in a run, but a target's own answer
+ * can echo a credential (an `Authorization` header in an error body), so anything shaped like one is masked.
+ */
+export function redactRunError(error: string): string {
+  const masked = error
+    .replace(/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
+    .replace(/\bmk_[A-Za-z0-9_-]+/g, '[redacted]')
+    .replace(/\b(password|passwd|secret|token|api[_-]?key)=[^&\s]+/gi, '$1=[redacted]');
+  return masked.length > MAX_ERROR_LENGTH ? `${masked.slice(0, MAX_ERROR_LENGTH - 1)}…` : masked;
+}
+
 /** An Event when a condition's status or reason changed (a new Synced failure, a health change); else none. */
 export function conditionEvent(
-  type: 'Synced' | 'Healthy',
+  type: 'Synced' | 'Healthy' | 'HubReachable',
   before: MonitorResourceStatus | undefined,
   after: MonitorResourceStatus,
 ): MonitorEvent | undefined {
@@ -68,6 +122,11 @@ export function conditionEvent(
   const changed =
     previous?.status !== next.status || previous.reason !== next.reason || previous.message !== next.message;
   if (!changed) return undefined;
+  if (type === 'HubReachable') {
+    // One Event per outage: when it is declared, not when it ends (the Synced condition never moved meanwhile).
+    if (next.status !== 'False' || previous?.status === 'False') return undefined;
+    return { type: 'Warning', reason: next.reason, message: next.message };
+  }
   if (type === 'Synced') {
     // A first successful sync is the normal case and says nothing new; failures and recoveries do.
     if (next.status === 'True' && (previous === undefined || previous.status === 'True')) return undefined;

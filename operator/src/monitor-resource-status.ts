@@ -4,12 +4,15 @@ import { z } from 'zod';
 export const MONITOR_GROUP = 'meerkat.dev';
 export const MONITOR_VERSION = 'v1alpha1';
 export const MONITOR_PLURAL = 'monitors';
-/** Held on every Monitor the operator has synced, so the hub monitor is deleted before the resource goes. */
+/**
+ * Added once the hub holds the monitor (never before: a resource the hub refused has nothing to clean up), so
+ * the hub monitor is deleted before the resource goes.
+ */
 export const CLEANUP_FINALIZER = 'meerkat.dev/cleanup';
 
 export const conditionSchema = z
   .object({
-    type: z.string().meta({ description: 'type: required. `Synced` or `Healthy`.' }),
+    type: z.string().meta({ description: 'type: required. `Synced`, `Healthy` or `HubReachable`.' }),
     status: z.enum(['True', 'False', 'Unknown']).meta({ description: 'status: required.' }),
     observedGeneration: z.int().min(0).optional().meta({
       description: 'observedGeneration: optional. The metadata.generation this condition was set for.',
@@ -26,30 +29,81 @@ export const conditionSchema = z
   .meta({ id: 'Condition' });
 export type Condition = z.infer<typeof conditionSchema>;
 
+export const MONITOR_CONDITION_TYPES = ['Synced', 'Healthy', 'HubReachable'] as const;
+export type MonitorConditionType = (typeof MONITOR_CONDITION_TYPES)[number];
+
+/** Annotations a person sets to ask the operator for something now; any new value asks again. */
+export const RUN_NOW_ANNOTATION = 'meerkat.dev/run-now';
+export const SYNC_NOW_ANNOTATION = 'meerkat.dev/sync-now';
+
 export const monitorResourceStatusSchema = z
   .object({
-    observedGeneration: z.int().min(0).optional().meta({
-      description: 'observedGeneration: optional. The metadata.generation last sent to the hub.',
-    }),
+    observedGeneration: z
+      .int()
+      .min(0)
+      .optional()
+      .meta({
+        description:
+          'observedGeneration: optional. The metadata.generation the hub last accepted; a generation the hub ' +
+          'refused never shows here (Synced=False says why).',
+      }),
     monitorId: z.string().optional().meta({
       description: 'monitorId: optional. The hub monitor this resource is synced to (its metadata.uid).',
     }),
-    health: z.string().optional().meta({ description: 'health: optional. The hub’s latest health verdict.' }),
-    successRate: z
-      .string()
+    health: z
+      .enum(['healthy', 'degraded', 'failing', 'unknown'])
       .optional()
-      .meta({ description: 'successRate: optional. Recent success rate, e.g. `99.5%`.' }),
-    p95Ms: z
-      .int()
-      .optional()
-      .meta({ description: 'p95Ms: optional. Recent 95th percentile duration in ms.' }),
+      .meta({
+        description:
+          'health: optional. The hub’s latest verdict: `healthy`, `degraded`, `failing`, or `unknown` while ' +
+          'no run finished in the hub’s metrics period.',
+      }),
+    successRate: z.string().optional().meta({
+      description: 'successRate: optional. Success rate over the hub’s metrics period, e.g. `99.5%`.',
+    }),
+    p95Ms: z.int().optional().meta({
+      description: 'p95Ms: optional. 95th percentile run duration over the period, in milliseconds.',
+    }),
     lastRun: z
       .string()
       .optional()
       .meta({ description: 'lastRun: optional. When the latest run finished (RFC 3339).' }),
-    conditions: z.array(conditionSchema).optional().meta({
-      description: 'conditions: optional. `Synced`: the spec is in the hub. `Healthy`: the latest runs pass.',
+    lastRunId: z.string().optional().meta({ description: 'lastRunId: optional. The hub’s id of that run.' }),
+    lastRunResult: z.enum(['Passed', 'Failed']).optional().meta({
+      description: 'lastRunResult: optional. `Passed` or `Failed`.',
     }),
+    lastRunError: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'lastRunError: optional. The first error of the latest run when it failed, as the hub recorded it ' +
+          '(credentials redacted, at most 512 characters).',
+      }),
+    lastRunUrl: z.string().optional().meta({
+      description:
+        'lastRunUrl: optional. The run in the hub’s API (GET, with an API key of the organization).',
+    }),
+    runNow: z
+      .object({
+        token: z.string().meta({ description: 'token: required. The `meerkat.dev/run-now` value handled.' }),
+        runId: z.string().optional().meta({ description: 'runId: optional. The run it started.' }),
+        message: z.string().optional().meta({ description: 'message: optional. Why no run was started.' }),
+      })
+      .optional()
+      .meta({ description: 'runNow: optional. The latest `meerkat.dev/run-now` annotation handled.' }),
+    syncNowToken: z.string().optional().meta({
+      description:
+        'syncNowToken: optional. The latest `meerkat.dev/sync-now` value handled (the spec was put).',
+    }),
+    conditions: z
+      .array(conditionSchema)
+      .optional()
+      .meta({
+        description:
+          'conditions: optional. `Synced`: the spec is in the hub. `Healthy`: the latest runs pass. ' +
+          '`HubReachable`: False once the hub has not answered for the operator’s grace period.',
+      }),
   })
   .meta({ id: 'MonitorStatus' });
 export type MonitorResourceStatus = z.infer<typeof monitorResourceStatusSchema>;
@@ -66,6 +120,7 @@ export interface MonitorResource {
     resourceVersion?: string;
     deletionTimestamp?: string | Date;
     finalizers?: string[];
+    annotations?: Record<string, string>;
   };
   spec?: Record<string, unknown>;
   status?: MonitorResourceStatus;

@@ -4,6 +4,7 @@
 // silently stopped delivering is replaced, and every resource gets reconciled again (which repairs hub drift).
 import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { kubeStatusOf } from '../../hub/src/jobs/kube-status.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,
@@ -12,9 +13,14 @@ import {
 } from './monitor-resource-status.js';
 import type { MonitorKey } from './reconcile-monitor.js';
 
+/** How a resource came to the watch: a watch event, or an item of a (re)list. */
+export type MonitorChange = 'ADDED' | 'MODIFIED' | 'DELETED' | 'LISTED';
+
 export interface MonitorWatchOptions {
   kubeConfig: KubeConfig;
-  onChange: (key: MonitorKey) => void;
+  onChange: (key: MonitorKey, change: MonitorChange, resource: MonitorResource) => void;
+  /** Only this namespace's Monitors; every namespace when absent. */
+  namespace?: string;
   log: Logger;
   resyncMs: number;
   initialBackoffMs?: number;
@@ -26,6 +32,8 @@ export interface MonitorWatchOptions {
   resumeFrom?: string;
   /** Called each time the watch ended in an error and the loop lists again (counted as a metric). */
   onRestart?: (error: unknown) => void;
+  /** Called at each planned relist (every `resyncMs`), which is not a restart. */
+  onRelist?: () => void;
 }
 
 export interface MonitorWatch {
@@ -55,47 +63,56 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
     });
 
   async function list(): Promise<string | undefined> {
-    const answer = (await api.listClusterCustomObject({
-      group: MONITOR_GROUP,
-      version: MONITOR_VERSION,
-      plural: MONITOR_PLURAL,
-    })) as { metadata?: { resourceVersion?: string }; items: MonitorResource[] };
+    const target = { group: MONITOR_GROUP, version: MONITOR_VERSION, plural: MONITOR_PLURAL };
+    const answer = (await (options.namespace === undefined
+      ? api.listClusterCustomObject(target)
+      : api.listNamespacedCustomObject({ ...target, namespace: options.namespace }))) as {
+      metadata?: { resourceVersion?: string };
+      items: MonitorResource[];
+    };
     const resourceVersion = answer.metadata?.resourceVersion;
     options.log.debug({ count: answer.items.length, resourceVersion }, 'listed Monitors');
-    for (const item of answer.items) options.onChange(keyOf(item));
+    for (const item of answer.items) options.onChange(keyOf(item), 'LISTED', item);
     return resourceVersion;
   }
 
   async function listAndWatchOnce(): Promise<void> {
     const resourceVersion = resumeFrom ?? (await list());
     resumeFrom = undefined;
+    current = undefined;
     await new Promise<void>((resolve, reject) => {
+      let relisting = false;
       const relist = setTimeout(() => {
+        // The abort ends the watch with an AbortError, which is this plan, not a failure.
+        relisting = true;
+        options.onRelist?.();
         current?.abort();
-        resolve();
+        finish();
       }, options.resyncMs);
       let done = false;
       const finish = (error?: unknown) => {
         done = true;
         established = false;
         clearTimeout(relist);
-        if (error && !stopped)
+        if (error && !stopped && !relisting)
           reject(error instanceof Error ? error : new Error('the watch failed', { cause: error }));
         else resolve();
       };
       wakeUp = () => finish();
       watch
         .watch(
-          `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/${MONITOR_PLURAL}`,
+          options.namespace === undefined
+            ? `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/${MONITOR_PLURAL}`
+            : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${options.namespace}/${MONITOR_PLURAL}`,
           { resourceVersion, allowWatchBookmarks: true },
           (phase, object: MonitorResource & { code?: number }) => {
             if (phase === 'ERROR') {
               // 410 Gone: the resourceVersion was compacted away; only a new list can continue.
               current?.abort();
               finish(new Error(`watch error ${object.code ?? ''}`));
-            } else if (phase !== 'BOOKMARK') {
+            } else if (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED') {
               options.log.debug({ phase, monitor: keyOf(object) }, 'Monitor event');
-              options.onChange(keyOf(object));
+              options.onChange(keyOf(object), phase, object);
             }
           },
           // A watch the server ended normally (its timeout) resolves, and the loop lists again at once.
@@ -104,7 +121,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
         .then((controller) => {
           current = controller;
           established = !stopped && !done;
-          if (stopped) controller.abort();
+          if (stopped || done) controller.abort();
         }, finish);
     });
   }
@@ -118,7 +135,12 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
       } catch (error) {
         if (stopped) break;
         options.onRestart?.(error);
-        options.log.warn({ err: error, retryInMs: backoffMs }, 'Monitor watch ended; listing again');
+        if (kubeStatusOf(error) === 404)
+          options.log.error(
+            { retryInMs: backoffMs },
+            'the Monitor CRD (monitors.meerkat.dev) is not installed: kubectl apply -f crds/monitors.meerkat.dev.yaml',
+          );
+        else options.log.warn({ err: error, retryInMs: backoffMs }, 'Monitor watch ended; listing again');
         await pause(backoffMs);
         backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
       }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { InvalidSettingError } from '../../hub/src/config/settings.js';
+import { parseProjectPolicy } from './project-tenancy.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65_535).default(fallback);
 const seconds = (min: number, fallback: number) =>
@@ -16,8 +17,33 @@ const operatorSettingsSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Every resource is listed and reconciled again this often, which also puts back changes made in the hub. */
   OPERATOR_RESYNC_SECONDS: seconds(5, 300),
-  /** Each synced resource's health columns are read from the hub's metrics this often. */
+  /** Each synced resource's health columns are read from the hub's metrics this often (plus up to a fifth). */
   OPERATOR_STATUS_SECONDS: seconds(5, 60),
+  /** Reconciles at once (controller-runtime's MaxConcurrentReconciles). */
+  OPERATOR_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  /** Each call to the hub fails after this long, so a hub that accepts and never answers cannot stall a sync. */
+  OPERATOR_HUB_TIMEOUT_SECONDS: seconds(1, 10),
+  /** How long the hub may not answer before Monitors say so; a hub upgrade shorter than this is invisible. */
+  OPERATOR_HUB_GRACE_SECONDS: seconds(0, 300),
+  /** `namespace=project,project;...` (see project-tenancy.ts); empty: each namespace writes its own project. */
+  OPERATOR_NAMESPACE_PROJECTS: z
+    .string()
+    .default('')
+    .refine(
+      (mapping) => {
+        try {
+          parseProjectPolicy(mapping);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be namespace=project[,project...] entries separated by ";" (`*` for any)' },
+    ),
+  /** Only this namespace's Monitors are watched (one operator per team namespace); all when unset. */
+  OPERATOR_WATCH_NAMESPACE: z.string().min(1).optional(),
+  /** The hub's address as people reach it, for status.lastRunUrl; default MEERKAT_URL. */
+  MEERKAT_PUBLIC_URL: z.url().optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
   METRICS_PORT: port(9464),
   HEALTH_PORT: port(8081),

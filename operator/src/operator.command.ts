@@ -8,6 +8,7 @@ import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-
 import { startMetricsServer } from '../../hub/src/metrics/prometheus/metrics-server.js';
 import { startHealthServer } from './health-server.js';
 import { loadOperatorSettings } from './operator-settings.js';
+import { parseProjectPolicy } from './project-tenancy.js';
 import { startOperator } from './start-operator.js';
 
 export function registerOperatorCommand(program: Command): void {
@@ -21,13 +22,23 @@ export function registerOperatorCommand(program: Command): void {
       kubeConfig.loadFromDefault();
       const registry = createMetricsRegistry('operator');
       const leaseMs = settings.OPERATOR_LEASE_SECONDS * 1000;
+      const publicUrl = settings.MEERKAT_PUBLIC_URL ?? settings.MEERKAT_URL;
       const operator = startOperator({
         kubeConfig,
-        hub: createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY),
+        hub: createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY, {
+          timeoutMs: settings.OPERATOR_HUB_TIMEOUT_SECONDS * 1000,
+        }),
         log,
         registry,
         resyncMs: settings.OPERATOR_RESYNC_SECONDS * 1000,
         refreshMs: settings.OPERATOR_STATUS_SECONDS * 1000,
+        workers: settings.OPERATOR_WORKERS,
+        ...(settings.OPERATOR_WATCH_NAMESPACE === undefined
+          ? {}
+          : { watchNamespace: settings.OPERATOR_WATCH_NAMESPACE }),
+        hubGraceMs: settings.OPERATOR_HUB_GRACE_SECONDS * 1000,
+        projects: parseProjectPolicy(settings.OPERATOR_NAMESPACE_PROJECTS),
+        runUrl: (runId) => new URL(`/runs/${encodeURIComponent(runId)}`, publicUrl).toString(),
         ...(settings.OPERATOR_LEADER_ELECTION === 'true'
           ? {
               leaderElection: {

@@ -1,18 +1,29 @@
 // Level-based reconcile of one Monitor resource: read it, make the hub match it, record the outcome in its status.
 // The hub monitor's id is the resource's uid, so repeating a reconcile (after a lost status write, a restart, a
-// relist) updates the same monitor and never creates a second one.
+// relist) updates the same monitor and never creates a second one. Sync is edge-driven: the spec is put when the
+// generation the hub accepted is not the resource's, when `meerkat.dev/sync-now` asks, or when the hub's copy
+// differs (one GET); a periodic pass otherwise only reads health. The status is written only when it changed.
 import type { Logger } from 'pino';
-import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-resource.js';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
+import type { Monitor } from '../../hub/src/contract/monitor-definition.js';
+import type { Run } from '../../hub/src/contract/run.js';
 import { HubRequestError } from '../../hub/src/cli/hub-client.js';
-import { setCondition } from './monitor-conditions.js';
+import {
+  describeHubFailure,
+  HubUnreachableError,
+  isHubRejection,
+  type HubAvailability,
+} from './hub-availability.js';
+import { sameStatus, setCondition } from './monitor-conditions.js';
 import type { MonitorEvents } from './monitor-events.js';
-import { conditionEvent, withHealth, type MonitorHealthFigures } from './monitor-health.js';
+import { conditionEvent, type MonitorHealthFigures } from './monitor-health.js';
 import {
   CLEANUP_FINALIZER,
   type MonitorResource,
   type MonitorResourceStatus,
 } from './monitor-resource-status.js';
+import { syncMonitor } from './monitor-sync.js';
+import type { ProjectPolicy } from './project-tenancy.js';
 
 export interface MonitorKey {
   namespace: string;
@@ -23,14 +34,21 @@ export interface MonitorKey {
 export interface HubMonitors {
   putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
   deleteMonitor(id: string): Promise<void>;
+  /** The hub's copy, compared with the spec on periodic passes; without it every pass puts the spec. */
+  getMonitor?(id: string): Promise<Monitor | undefined>;
   /** The monitor's health figures; without it the status carries no health. */
   getMonitorMetrics?(id: string): Promise<MonitorHealthFigures | undefined>;
+  /** Reads the latest failed run for its first error. */
+  getRun?(id: string): Promise<Run | undefined>;
+  /** Starts a run for `meerkat.dev/run-now`. */
+  triggerRun?(id: string, request: { environment: string }): Promise<Run>;
 }
 
 /** What reconcile needs of the Kubernetes API. */
 export interface MonitorResources {
   get(key: MonitorKey): Promise<MonitorResource | undefined>;
   setFinalizers(resource: MonitorResource, finalizers: string[]): Promise<MonitorResource>;
+  /** Replaces the whole status, so fields absent from `status` are removed. */
   writeStatus(resource: MonitorResource, status: MonitorResourceStatus): Promise<void>;
 }
 
@@ -41,15 +59,20 @@ export interface ReconcileDependencies {
   log: Logger;
   /** Where sync failures and health changes are announced; none when absent. */
   events?: MonitorEvents;
+  /** Shared outage bookkeeping; without it every unreachable hub is reported at once. */
+  availability?: HubAvailability;
+  /** Namespace to project mapping; without it any project is allowed. */
+  projects?: ProjectPolicy;
+  /** The URL of a run, for status.lastRunUrl. */
+  runUrl?: (runId: string) => string;
+  /** The resource a hub monitor id (a uid) belongs to, so a refusal naming another monitor names its resource. */
+  resourceOfMonitorId?: (id: string) => MonitorKey | undefined;
 }
 
-/** The hub refused the definition: the spec must change before a retry can help, so none is scheduled. */
-const isRejection = (error: unknown) =>
-  error instanceof HubRequestError && error.status >= 400 && error.status < 500 && error.status !== 429;
-
 /**
- * Resolves 'refresh' when the resource is in sync (come back later to refresh its health and repair drift),
- * undefined when there is nothing more to do; rejects when it should be retried with backoff.
+ * Resolves 'refresh' when the resource should be reconciled again later (to refresh its health, repair drift or
+ * retry a refused spec), undefined when there is nothing more to do; rejects when it should be retried: with a
+ * HubUnreachableError once the hub answers again, with anything else after a backoff.
  */
 export async function reconcileMonitor(
   key: MonitorKey,
@@ -57,114 +80,105 @@ export async function reconcileMonitor(
 ): Promise<'refresh' | undefined> {
   const resource = await deps.resources.get(key);
   if (!resource) return undefined;
-  const finalizers = resource.metadata.finalizers ?? [];
-
   if (resource.metadata.deletionTimestamp) {
-    if (!finalizers.includes(CLEANUP_FINALIZER)) return undefined;
-    await deleteHubMonitor(resource.metadata.uid, deps.hub);
-    await deps.resources.setFinalizers(
-      resource,
-      finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
-    );
-    deps.log.info({ monitor: key, monitorId: resource.metadata.uid }, 'hub monitor deleted');
+    await reconcileDeletion(resource, deps);
     return undefined;
   }
-
-  // The finalizer goes on before the hub monitor exists, so no hub monitor can outlive its resource.
-  const current = finalizers.includes(CLEANUP_FINALIZER)
-    ? resource
-    : await deps.resources.setFinalizers(resource, [...finalizers, CLEANUP_FINALIZER]);
-
-  let failure: unknown;
-  try {
-    const definition = monitorResourceToDefinition(current) as unknown as MonitorDefinition;
-    await deps.hub.putMonitor(current.metadata.uid, definition);
-  } catch (error) {
-    failure = error;
+  const outcome = await syncMonitor(resource, deps);
+  let current = resource;
+  const finalizers = resource.metadata.finalizers ?? [];
+  if (outcome.hubHasMonitor && !finalizers.includes(CLEANUP_FINALIZER)) {
+    current = await addFinalizer(resource, deps);
   }
-  let status = statusAfterSync(current, failure, deps.now());
-  const figures = failure === undefined ? await healthFigures(current.metadata.uid, deps) : undefined;
-  if (figures) status = withHealth(status, figures, current.metadata.generation, deps.now());
-  if (JSON.stringify(status) !== JSON.stringify(current.status ?? {})) {
-    await deps.resources.writeStatus(current, status);
-    for (const type of ['Synced', 'Healthy'] as const) {
-      const event = conditionEvent(type, current.status, status);
-      if (event) await deps.events?.record(current, event);
-    }
-  }
-  if (failure !== undefined && !isRejection(failure)) {
-    throw failure instanceof Error ? failure : new Error('the hub call failed', { cause: failure });
-  }
-  return failure === undefined ? 'refresh' : undefined;
+  await writeStatusIfChanged(current, resource.status, outcome.status, deps);
+  if (outcome.failure !== undefined) throw outcome.failure;
+  return outcome.settled ? undefined : 'refresh';
 }
 
-/** Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. */
-async function healthFigures(id: string, deps: ReconcileDependencies) {
+/**
+ * The finalizer goes on once the hub holds the monitor. When the resource was deleted in between (the API server
+ * refuses new finalizers then), the hub monitor it just got is deleted here, since no later pass would know it.
+ */
+async function addFinalizer(
+  resource: MonitorResource,
+  deps: ReconcileDependencies,
+): Promise<MonitorResource> {
+  const finalizers = resource.metadata.finalizers ?? [];
   try {
-    return await deps.hub.getMonitorMetrics?.(id);
+    return await deps.resources.setFinalizers(resource, [...finalizers, CLEANUP_FINALIZER]);
   } catch (error) {
-    deps.log.warn({ err: error, monitorId: id }, 'could not read the monitor’s metrics');
-    return undefined;
-  }
-}
-
-async function deleteHubMonitor(id: string, hub: HubMonitors): Promise<void> {
-  try {
-    await hub.deleteMonitor(id);
-  } catch (error) {
-    if (error instanceof HubRequestError && error.status === 404) return;
+    const now = await deps.resources.get(keyOf(resource));
+    if (now && now.metadata.uid === resource.metadata.uid && !now.metadata.deletionTimestamp) throw error;
+    await deps.hub.deleteMonitor(resource.metadata.uid).catch((cleanup: unknown) => {
+      if (!(cleanup instanceof HubRequestError && cleanup.status === 404)) throw cleanup;
+    });
     throw error;
   }
 }
 
-function statusAfterSync(resource: MonitorResource, failure: unknown, now: Date): MonitorResourceStatus {
-  const generation = resource.metadata.generation;
-  const previous = resource.status ?? {};
-  if (failure === undefined) {
-    return {
-      ...previous,
-      observedGeneration: generation,
-      monitorId: resource.metadata.uid,
-      conditions: setCondition(
-        previous.conditions,
-        {
-          type: 'Synced',
-          status: 'True',
-          observedGeneration: generation,
-          reason: 'Synced',
-          message: 'the spec is in the hub',
-        },
-        now,
-      ),
-    };
+/** Writes the status only when it says something new, and announces condition changes as Events. */
+export async function writeStatusIfChanged(
+  resource: MonitorResource,
+  before: MonitorResourceStatus | undefined,
+  after: MonitorResourceStatus,
+  deps: ReconcileDependencies,
+): Promise<void> {
+  if (sameStatus(before, after)) return;
+  await deps.resources.writeStatus(resource, after);
+  for (const type of ['Synced', 'Healthy', 'HubReachable'] as const) {
+    const event = conditionEvent(type, before, after);
+    if (event) await deps.events?.record(resource, event);
   }
-  const rejected = isRejection(failure);
-  return {
+}
+
+/**
+ * Deletes the hub monitor, then lets the resource go. While the hub refuses or cannot be reached, the resource
+ * stays Terminating and says why (Synced=False, DeletionBlocked, one Event).
+ */
+async function reconcileDeletion(resource: MonitorResource, deps: ReconcileDependencies): Promise<void> {
+  const finalizers = resource.metadata.finalizers ?? [];
+  if (!finalizers.includes(CLEANUP_FINALIZER)) return;
+  const id = resource.metadata.uid;
+  try {
+    await deps.hub.deleteMonitor(id);
+    deps.availability?.reportAnswer();
+  } catch (error) {
+    if (!(error instanceof HubRequestError && error.status === 404)) {
+      await blockDeletion(resource, error, deps);
+      return;
+    }
+    deps.availability?.reportAnswer();
+  }
+  await deps.resources.setFinalizers(
+    resource,
+    finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
+  );
+  deps.log.info({ monitor: keyOf(resource), monitorId: id }, 'hub monitor deleted');
+}
+
+async function blockDeletion(resource: MonitorResource, error: unknown, deps: ReconcileDependencies) {
+  const unreachable = !isHubRejection(error);
+  if (unreachable) deps.availability?.reportUnreachable(error);
+  const previous = resource.status ?? {};
+  const status: MonitorResourceStatus = {
     ...previous,
-    observedGeneration: generation,
     conditions: setCondition(
       previous.conditions,
       {
         type: 'Synced',
         status: 'False',
-        observedGeneration: generation,
-        reason: rejected ? 'HubRejectedSpec' : 'HubUnreachable',
-        message: describeFailure(failure),
+        reason: 'DeletionBlocked',
+        message:
+          `the hub monitor ${resource.metadata.uid} could not be deleted (${describeHubFailure(error)}); ` +
+          'the resource stays until it is, retried by the operator',
       },
-      now,
+      deps.now(),
     ),
   };
+  await writeStatusIfChanged(resource, resource.status, status, deps);
+  throw unreachable ? new HubUnreachableError(error) : error;
 }
 
-/** The hub's own words, with each failing field, so `kubectl describe` shows what to fix. */
-function describeFailure(error: unknown): string {
-  if (error instanceof HubRequestError) {
-    // The hub's message often already names the first failing field; say each one once.
-    const fields = error.details
-      .map((detail) => `${detail.path}: ${detail.message}`)
-      .filter((field, index, all) => !error.message.includes(field) && all.indexOf(field) === index);
-    return [`the hub answered ${error.status}: ${error.message}`, ...fields].join('; ');
-  }
-  const cause = (error as { cause?: { message?: string } }).cause?.message;
-  return `${error instanceof Error ? error.message : String(error)}${cause ? ` (${cause})` : ''}`;
+export function keyOf(resource: MonitorResource): MonitorKey {
+  return { namespace: resource.metadata.namespace, name: resource.metadata.name };
 }

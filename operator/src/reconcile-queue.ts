@@ -1,81 +1,144 @@
-// A work queue keyed by namespace/name (as in pepr and client-go): at most one reconcile in flight per object,
-// events arriving meanwhile fold into one more pass, and a failed pass is retried with exponential backoff. A pass
-// that resolves 'refresh' asks to be run again after `refreshMs` (client-go's RequeueAfter): that refreshes health.
+// A work queue keyed by namespace/name, as controller-runtime's: at most `workers` reconciles run at once, a key
+// is queued at most once and never runs twice at the same time (events arriving meanwhile fold into one more
+// pass), a failed pass is retried with per-key exponential backoff (jittered, capped), and a pass that resolves
+// 'refresh' runs again after `refreshMs` plus up to a fifth of it at random, so Monitors created together do not
+// refresh together. A failure for which `waitBeforeRetry` gives a promise (the hub is down) is retried when that
+// resolves instead of on its own timer.
 import type { Logger } from 'pino';
 import type { MonitorKey } from './reconcile-monitor.js';
 
 export interface ReconcileQueueOptions {
   reconcile: (key: MonitorKey) => Promise<'refresh' | undefined>;
   log: Logger;
-  /** When a pass resolves 'refresh', it runs again after this long; never when absent. */
+  /** Reconciles running at once (controller-runtime's MaxConcurrentReconciles). */
+  workers?: number;
+  /** When a pass resolves 'refresh', it runs again after this long (jittered); never when absent. */
   refreshMs?: number;
   initialRetryMs?: number;
   maxRetryMs?: number;
+  /** A promise to wait for before retrying after this error; a timed backoff when undefined. */
+  waitBeforeRetry?: (error: unknown) => Promise<void> | undefined;
+  /** Keys released by `waitBeforeRetry` that have a change to deliver; the others wait for their refresh. */
+  isUrgent?: (key: MonitorKey) => boolean;
+  random?: () => number;
 }
 
 interface Entry {
   key: MonitorKey;
-  running: boolean;
+  state: 'queued' | 'running' | 'waiting';
   /** Another pass was asked for while one was running. */
-  again: boolean;
-  retryMs: number;
-  retryTimer?: NodeJS.Timeout;
+  dirty: boolean;
+  failures: number;
+  timer?: NodeJS.Timeout;
 }
 
 export function createReconcileQueue(options: ReconcileQueueOptions) {
+  const workers = options.workers ?? 4;
   const initialRetryMs = options.initialRetryMs ?? 500;
-  const maxRetryMs = options.maxRetryMs ?? 60_000;
+  const maxRetryMs = options.maxRetryMs ?? 30_000;
+  const random = options.random ?? Math.random;
   const entries = new Map<string, Entry>();
+  const ready: string[] = [];
   const running = new Set<Promise<void>>();
   let stopped = false;
 
-  function enqueue(key: MonitorKey): void {
+  function enqueue(key: MonitorKey, first = false, pumpLater = false): void {
     if (stopped) return;
     const id = `${key.namespace}/${key.name}`;
-    const entry = entries.get(id) ?? { key, running: false, again: false, retryMs: initialRetryMs };
-    entries.set(id, entry);
-    if (entry.running) {
-      entry.again = true;
-      return;
+    const entry = entries.get(id);
+    const queue = () => (first ? ready.unshift(id) : ready.push(id));
+    if (!entry) {
+      entries.set(id, { key, state: 'queued', dirty: false, failures: 0 });
+      queue();
+    } else if (entry.state === 'running') {
+      entry.dirty = true;
+    } else if (entry.state === 'waiting') {
+      clearTimeout(entry.timer);
+      entry.state = 'queued';
+      queue();
     }
-    clearTimeout(entry.retryTimer);
-    const pass = runPass(id, entry).finally(() => running.delete(pass));
-    running.add(pass);
+    // Keys released together (the hub is back) are all queued before any starts, so urgent ones go first.
+    if (pumpLater) setImmediate(pump);
+    else pump();
+  }
+
+  function pump(): void {
+    while (!stopped && running.size < workers && ready.length > 0) {
+      const id = ready.shift() as string;
+      const entry = entries.get(id);
+      if (!entry || entry.state !== 'queued') continue;
+      const pass = runPass(id, entry).finally(() => {
+        running.delete(pass);
+        pump();
+      });
+      running.add(pass);
+    }
+  }
+
+  function later(id: string, entry: Entry, delayMs: number): void {
+    clearTimeout(entry.timer);
+    entry.state = 'waiting';
+    entry.timer = setTimeout(() => enqueue(entry.key), delayMs);
+  }
+
+  /**
+   * A key whose wait ended (the hub is back): one with a change to deliver runs at once, ahead of the others; one
+   * that only wanted its periodic refresh is spread over the next refresh period, so a hub just back from an
+   * upgrade is not hit by the whole fleet at once and the changes are not queued behind it.
+   */
+  function release(id: string, entry: Entry): void {
+    if (stopped || entry.state !== 'waiting') return;
+    if (options.isUrgent?.(entry.key) ?? true) enqueue(entry.key, true, true);
+    else if (options.refreshMs === undefined) enqueue(entry.key, false, true);
+    else later(id, entry, options.refreshMs * random());
   }
 
   async function runPass(id: string, entry: Entry): Promise<void> {
-    entry.running = true;
-    let failed = false;
-    let refresh = false;
+    entry.state = 'running';
+    let outcome: 'refresh' | undefined;
+    let failure: { error: unknown } | undefined;
     try {
-      refresh = (await options.reconcile(entry.key)) === 'refresh';
-      entry.retryMs = initialRetryMs;
+      outcome = await options.reconcile(entry.key);
+      entry.failures = 0;
     } catch (error) {
-      failed = true;
-      options.log.warn({ err: error, monitor: id, retryInMs: entry.retryMs }, 'reconcile failed; will retry');
+      failure = { error };
     }
-    entry.running = false;
     if (stopped) return;
-    if (entry.again) {
-      entry.again = false;
-      enqueue(entry.key);
-    } else if (failed) {
-      const delay = entry.retryMs;
-      entry.retryMs = Math.min(entry.retryMs * 2, maxRetryMs);
-      entry.retryTimer = setTimeout(() => enqueue(entry.key), delay);
-    } else if (refresh && options.refreshMs !== undefined) {
-      entry.retryTimer = setTimeout(() => enqueue(entry.key), options.refreshMs);
+    if (entry.dirty) {
+      entry.dirty = false;
+      entry.state = 'queued';
+      ready.push(id);
+    } else if (failure) {
+      const wait = options.waitBeforeRetry?.(failure.error);
+      if (wait) {
+        entry.state = 'waiting';
+        void wait.then(() => release(id, entry));
+        return;
+      }
+      const delay = Math.min(initialRetryMs * 2 ** entry.failures, maxRetryMs) * (0.8 + 0.4 * random());
+      entry.failures += 1;
+      options.log.warn(
+        { err: failure.error, monitor: id, retryInMs: Math.round(delay) },
+        'reconcile failed; will retry',
+      );
+      later(id, entry, delay);
+    } else if (outcome === 'refresh' && options.refreshMs !== undefined) {
+      later(id, entry, options.refreshMs * (1 + 0.2 * random()));
     } else {
       entries.delete(id);
     }
   }
 
   return {
-    enqueue,
+    enqueue: (key: MonitorKey) => enqueue(key),
+    /** Keys waiting for a worker (controller-runtime's workqueue depth). */
+    depth: () => ready.length,
+    /** Whether the key is known: queued, running or waiting for a refresh or retry. */
+    has: (key: MonitorKey) => entries.has(`${key.namespace}/${key.name}`),
     /** Stops retries and waits for the passes in flight. */
     async stop(): Promise<void> {
       stopped = true;
-      for (const entry of entries.values()) clearTimeout(entry.retryTimer);
+      for (const entry of entries.values()) clearTimeout(entry.timer);
       await Promise.allSettled([...running]);
     },
   };

@@ -5,13 +5,16 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { HealthCheck } from './health-server.js';
+import { createHubAvailability, HubUnreachableError } from './hub-availability.js';
 import { kubeMonitorResources } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
 import { kubeMonitorEvents } from './monitor-events.js';
+import { createMonitorIndex } from './monitor-index.js';
 import { startMonitorWatch, type MonitorWatch } from './monitor-watch.js';
 import { createOperatorMetrics } from './operator-metrics.js';
+import type { ProjectPolicy } from './project-tenancy.js';
 import { reconcileMonitor, type HubMonitors } from './reconcile-monitor.js';
-import { createReconcileQueue } from './reconcile-queue.js';
+import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
 
 export interface LeaderElectionSettings {
   namespace: string;
@@ -27,8 +30,18 @@ export interface OperatorOptions {
   hub: HubMonitors;
   log: Logger;
   resyncMs: number;
-  /** Each synced resource is reconciled again this often, which refreshes its health; never when absent. */
+  /** Each synced resource is reconciled again this often (jittered), which refreshes its health; never when absent. */
   refreshMs?: number;
+  /** Reconciles at once (default 4). */
+  workers?: number;
+  /** How long the hub may not answer before Monitors say so (HubReachable=False); default 5 minutes. */
+  hubGraceMs?: number;
+  /** Namespace to project mapping; any project when absent. */
+  projects?: ProjectPolicy;
+  /** The URL of a run, for status.lastRunUrl. */
+  runUrl?: (runId: string) => string;
+  /** Only this namespace's Monitors (OPERATOR_WATCH_NAMESPACE); every namespace when absent. */
+  watchNamespace?: string;
   /** Absent: this process is the only replica and always leads. */
   leaderElection?: LeaderElectionSettings;
   /** The process's registry for the operator metrics; a private one when absent. */
@@ -45,37 +58,68 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
+/** Any answer to a GET of an id no monitor has (404 included) means the hub is there. */
+const PROBE_ID = 'meerkat-operator-probe';
+const probeHub = (hub: HubMonitors): Promise<unknown> =>
+  hub.getMonitor?.(PROBE_ID) ?? hub.getMonitorMetrics?.(PROBE_ID) ?? Promise.resolve();
+
 export function startOperator(options: OperatorOptions): RunningOperator {
-  const registry = options.registry ?? new Registry();
-  const metrics = createOperatorMetrics(registry);
+  const now = options.now ?? (() => new Date());
+  const availability = createHubAvailability({
+    probe: () => probeHub(options.hub),
+    graceMs: options.hubGraceMs ?? 300_000,
+    log: options.log,
+    now,
+  });
+  const index = createMonitorIndex();
   const dependencies = {
     hub: options.hub,
     resources: kubeMonitorResources(options.kubeConfig),
     events: kubeMonitorEvents(options.kubeConfig, options.log),
-    now: options.now ?? (() => new Date()),
+    now,
     log: options.log,
+    availability,
+    resourceOfMonitorId: index.keyOfUid,
+    ...(options.projects ? { projects: options.projects } : {}),
+    ...(options.runUrl ? { runUrl: options.runUrl } : {}),
   };
   let resumeFrom = options.resumeWatchFrom;
-  let controller: { watch: MonitorWatch; stop(): Promise<void> } | undefined;
+  let controller: { watch: MonitorWatch; queue: ReconcileQueue; stop(): Promise<void> } | undefined;
+  const metrics = createOperatorMetrics(options.registry ?? new Registry(), {
+    isLeader: () => controller !== undefined,
+    queueDepth: () => controller?.queue.depth() ?? 0,
+    conditionCounts: () => (controller ? index.conditionCounts() : []),
+    hubReachable: availability.isReachable,
+  });
 
   function startController() {
+    index.clear();
     const queue = createReconcileQueue({
       reconcile: (key) => metrics.measure(() => reconcileMonitor(key, dependencies)),
       log: options.log,
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
       ...(options.refreshMs === undefined ? {} : { refreshMs: options.refreshMs }),
+      waitBeforeRetry: (error) =>
+        error instanceof HubUnreachableError ? availability.whenBack() : undefined,
     });
     const watch = startMonitorWatch({
       kubeConfig: options.kubeConfig,
-      onChange: queue.enqueue,
+      onChange: (key, change, resource) => {
+        // Own status and finalizer writes come back as MODIFIED events; only what reconcile acts on counts.
+        if (index.observe(change, resource) || !queue.has(key)) queue.enqueue(key);
+      },
       log: options.log,
+      ...(options.watchNamespace === undefined ? {} : { namespace: options.watchNamespace }),
       resyncMs: options.resyncMs,
       onRestart: () => metrics.countWatchRestart(),
+      onRelist: () => metrics.countRelist(),
       ...(resumeFrom === undefined ? {} : { resumeFrom }),
     });
     resumeFrom = undefined;
-    options.log.info('controller started: watching Monitors in all namespaces');
+    options.log.info({ namespace: options.watchNamespace ?? 'all' }, 'controller started: watching Monitors');
     controller = {
       watch,
+      queue,
       async stop() {
         controller = undefined;
         await watch.stop();
@@ -104,8 +148,13 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     live: () => (stopped ? { ok: false, reason: 'stopping' } : { ok: true, reason: 'running' }),
     ready: () => {
       if (stopped) return { ok: false, reason: 'stopping' };
-      // A standby replica is ready: it is healthy and takes over when the leader goes.
-      if (!controller) return { ok: true, reason: 'standing by; another replica holds the lease' };
+      if (!controller) {
+        const problem = election?.lastError();
+        // A standby is ready: it is healthy and takes over when the leader goes; unless it cannot even compete.
+        return problem === undefined
+          ? { ok: true, reason: 'standing by; another replica holds the lease' }
+          : { ok: false, reason: `cannot reach the API server to compete for the lease: ${problem}` };
+      }
       return controller.watch.isEstablished()
         ? { ok: true, reason: 'leading; the Monitor watch is established' }
         : { ok: false, reason: 'leading; the Monitor watch is not established yet' };
@@ -114,6 +163,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       stopped = true;
       await election?.stop();
       await controller?.stop();
+      availability.stop();
     },
   };
 }

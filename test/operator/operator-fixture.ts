@@ -41,7 +41,7 @@ export interface OperatorTests {
   readonly kubeConfig: KubeConfig;
   /**
    * An operator as that ServiceAccount, talking to `hub` with the operator's key, logging at OPERATOR_TEST_LOG
-   * (silent by default), resyncing every minute; `extra` adds or overrides options. Stopped after the file's tests.
+   * (silent by default), resyncing every minute, watching `namespace` only; `extra` adds or overrides options. Stopped after the file's tests.
    */
   startTestOperator(extra?: Partial<OperatorOptions>): RunningOperator;
   /** Stops these, in order, after the file's tests (before the namespace and the hub go). */
@@ -94,6 +94,8 @@ export function setUpOperatorTests(namespacePrefix: string): OperatorTests {
         hub: createHubClient(tests.hub.url, tests.hub.keys.acmeEditor),
         log: pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' }),
         resyncMs: 60_000,
+        // Test files share the cluster and the CRD: each file's operators keep to its own namespace.
+        watchNamespace: tests.namespace.name,
         ...extra,
       });
       toStop.push(running);

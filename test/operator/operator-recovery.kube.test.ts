@@ -79,13 +79,13 @@ describe('operator recovery', () => {
     ).then((events) => (events.length ? events : Promise.reject(new Error('no event'))));
     expect(event).toMatchObject({ type: 'Warning', source: { component: 'meerkat-operator' } });
 
-    // Health from the hub's metrics API: a monitor that never ran is degraded, its health Unknown.
+    // Health from the hub's metrics API: a monitor that never ran is `unknown`, its Healthy condition too.
     await monitors.create(sampleNamed(setup.namespace.name, 'watched'));
     const watched = await eventually('health in the status', async () => {
       const resource = await monitors.get('watched');
       return resource.status?.health ? resource : undefined;
     });
-    expect(watched.status?.health).toBe('degraded');
+    expect(watched.status?.health).toBe('unknown');
     expect(condition(watched, 'Healthy')).toMatchObject({ status: 'Unknown', reason: 'NoRecentRuns' });
 
     // Drift: a change made through the hub's API is put back by the next periodic pass.
@@ -108,6 +108,20 @@ describe('operator recovery', () => {
     const text = await (await fetch(metrics.url)).text();
     for (const name of ['reconcile_total', 'reconcile_errors_total', 'reconcile_duration_seconds_bucket'])
       expect(text).toContain(`meerkat_operator_${name}`);
+    expect(text).toMatch(/^meerkat_operator_leader\S* 1$/m);
+    expect(text).toMatch(/^meerkat_operator_queue_depth\S* \d+$/m);
+    expect(text).toMatch(/^meerkat_operator_hub_reachable\S* 1$/m);
+    expect(text).toMatch(/^meerkat_operator_monitors\{[^}]*condition="Synced",status="True"[^}]*\} [1-9]/m);
+    expect(text).toMatch(/^meerkat_operator_monitors\{[^}]*condition="Synced",status="False"[^}]*\} [1-9]/m);
     expect(await counter(registry, 'meerkat_operator_reconcile_total')).toBeGreaterThan(0);
+  });
+
+  it('counts a planned relist as a relist, not as a watch restart', async () => {
+    const { registry } = operator({ resyncMs: 300 });
+    await eventually(
+      'two planned relists',
+      async () => (await counter(registry, 'meerkat_operator_watch_relists_total')) >= 2,
+    );
+    expect(await counter(registry, 'meerkat_operator_watch_restarts_total')).toBe(0);
   });
 });

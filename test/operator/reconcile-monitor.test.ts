@@ -3,9 +3,20 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { HubRequestError } from '../../hub/src/cli/hub-client.js';
-import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
+import {
+  monitorDefinitionSchema,
+  type Monitor,
+  type MonitorDefinition,
+} from '../../hub/src/contract/monitor-definition.js';
+import type { Run } from '../../hub/src/contract/run.js';
+import { createHubAvailability, HubUnreachableError } from '../../operator/src/hub-availability.js';
+import type { MonitorEvent } from '../../operator/src/monitor-events.js';
+import type { MonitorHealthFigures } from '../../operator/src/monitor-health.js';
+import { parseProjectPolicy } from '../../operator/src/project-tenancy.js';
 import {
   CLEANUP_FINALIZER,
+  RUN_NOW_ANNOTATION,
+  SYNC_NOW_ANNOTATION,
   type MonitorResource,
   type MonitorResourceStatus,
 } from '../../operator/src/monitor-resource-status.js';
@@ -26,18 +37,45 @@ function inMemoryHub() {
   const monitors = new Map<string, MonitorDefinition>();
   const hub = {
     monitors,
+    puts: 0,
     down: false,
     rejectWith: undefined as HubRequestError | undefined,
+    figures: undefined as MonitorHealthFigures | undefined,
+    runs: new Map<string, Run>(),
     async putMonitor(id: string, definition: MonitorDefinition) {
       await apiCall();
       if (hub.down) throw new TypeError('fetch failed');
       if (hub.rejectWith) throw hub.rejectWith;
-      monitors.set(id, definition);
+      hub.puts += 1;
+      monitors.set(id, monitorDefinitionSchema.parse(definition));
+    },
+    async getMonitor(id: string): Promise<Monitor | undefined> {
+      await apiCall();
+      if (hub.down) throw new TypeError('fetch failed');
+      const definition = monitors.get(id);
+      const at = '2025-01-01T00:00:00.000Z';
+      return definition && { ...definition, id, createdAt: at, updatedAt: at };
     },
     async deleteMonitor(id: string) {
       await apiCall();
       if (hub.down) throw new TypeError('fetch failed');
       if (!monitors.delete(id)) throw new HubRequestError(404, 'not found');
+    },
+    async getMonitorMetrics(_id: string): Promise<MonitorHealthFigures | undefined> {
+      await apiCall();
+      if (hub.down) throw new TypeError('fetch failed');
+      return hub.figures;
+    },
+    async getRun(id: string): Promise<Run | undefined> {
+      await apiCall();
+      return hub.runs.get(id);
+    },
+    async triggerRun(monitorId: string, request: { environment: string }): Promise<Run> {
+      await apiCall();
+      if (!monitors.has(monitorId)) throw new HubRequestError(404, `monitor ${monitorId} not found`);
+      const run = { id: `run_${hub.runs.size + 1}`, monitorId, ...request } as unknown as Run;
+      hub.runs.set(run.id, run);
+      return run;
     },
   } satisfies HubMonitors & Record<string, unknown>;
   return hub;
@@ -46,12 +84,14 @@ function inMemoryHub() {
 interface InMemoryResources extends MonitorResources {
   resource: MonitorResource | undefined;
   failStatusWrites: boolean;
+  statusWrites: number;
 }
 
 function inMemoryResources(initial: MonitorResource): InMemoryResources {
   const store: InMemoryResources = {
     resource: structuredClone(initial),
     failStatusWrites: false,
+    statusWrites: 0,
     async get() {
       await apiCall();
       return store.resource && structuredClone(store.resource);
@@ -67,6 +107,7 @@ function inMemoryResources(initial: MonitorResource): InMemoryResources {
     async writeStatus(_resource: MonitorResource, status: MonitorResourceStatus) {
       await apiCall();
       if (store.failStatusWrites) throw new Error('the API server timed out');
+      store.statusWrites += 1;
       if (store.resource) store.resource.status = structuredClone(status);
     },
   };
@@ -87,19 +128,37 @@ function monitorResource(generation = 1): MonitorResource {
   };
 }
 
-function setUp() {
+function setUp(extra: { graceMs?: number } = {}) {
   const hub = inMemoryHub();
   const resources = inMemoryResources(monitorResource());
   let clock = Date.parse('2025-01-01T00:00:00Z');
+  const now = () => new Date((clock += 60_000));
+  const log = pino({ level: 'silent' });
+  const events: MonitorEvent[] = [];
+  const availability = createHubAvailability({
+    probe: () => hub.getMonitor('probe'),
+    graceMs: extra.graceMs ?? 300_000,
+    log,
+    now,
+  });
   const deps = {
     hub,
     resources,
-    now: () => new Date((clock += 60_000)),
-    log: pino({ level: 'silent' }),
+    now,
+    log,
+    availability,
+    events: {
+      record: (_resource: MonitorResource, event: MonitorEvent) => Promise.resolve(void events.push(event)),
+    },
+    runUrl: (runId: string) => `https://meerkat.example/runs/${runId}`,
   };
   const synced = () => resources.resource?.status?.conditions?.find((c) => c.type === 'Synced');
-  return { hub, resources, deps, synced };
+  return { hub, resources, deps, synced, events, availability };
 }
+
+const annotate = (resources: InMemoryResources, annotations: Record<string, string>) => {
+  resources.resource!.metadata.annotations = { ...resources.resource!.metadata.annotations, ...annotations };
+};
 
 describe('reconcileMonitor', () => {
   it('reconciled twice, the resource has exactly one hub monitor, keyed by its uid', async () => {
@@ -111,6 +170,26 @@ describe('reconcileMonitor', () => {
     expect(resources.resource?.metadata.finalizers).toEqual([CLEANUP_FINALIZER]);
     expect(resources.resource?.status).toMatchObject({ monitorId: uid, observedGeneration: 1 });
     expect(synced()).toMatchObject({ status: 'True', reason: 'Synced', observedGeneration: 1 });
+  });
+
+  it('a pass with nothing new puts nothing and writes no status; a new generation is put once', async () => {
+    const { hub, resources, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    const [puts, writes] = [hub.puts, resources.statusWrites];
+    for (let pass = 0; pass < 3; pass += 1) await reconcileMonitor(key, deps);
+    expect([hub.puts, resources.statusWrites]).toEqual([puts, writes]);
+    resources.resource!.metadata.generation = 2;
+    await reconcileMonitor(key, deps);
+    await reconcileMonitor(key, deps);
+    expect(hub.puts).toBe(puts + 1);
+  });
+
+  it('a hub copy changed behind the operator’s back is put back by the next pass', async () => {
+    const { hub, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    hub.monitors.set(uid, { ...hub.monitors.get(uid)!, frequency: { every: 7, unit: 'HOUR' } });
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 5, unit: 'MINUTE' });
   });
 
   it('keeps lastTransitionTime while Synced stays True, and moves it when Synced turns False', async () => {
@@ -127,6 +206,7 @@ describe('reconcileMonitor', () => {
     hub.rejectWith = new HubRequestError(400, 'invalid body', [
       { path: 'nodes[0].duration_ms', message: 'too big' },
     ]);
+    resources.resource!.metadata.generation = 3;
     await reconcileMonitor(key, deps);
     expect(synced()?.lastTransitionTime).not.toBe(firstTransition);
   });
@@ -141,33 +221,157 @@ describe('reconcileMonitor', () => {
     expect(synced()?.status).toBe('True');
   });
 
-  it('a spec the hub refuses shows Synced=False with the hub’s message and is not retried', async () => {
-    const { hub, deps, synced } = setUp();
+  it('a refused spec shows the hub’s words, keeps observedGeneration at the accepted one, and is retried', async () => {
+    const { hub, resources, deps, synced } = setUp();
+    await reconcileMonitor(key, deps);
+    resources.resource!.metadata.generation = 2;
     hub.rejectWith = new HubRequestError(400, 'invalid body', [
       { path: 'frequency.every', message: 'the interval must be between 10 seconds and 30 days (got 1 s)' },
     ]);
-    await expect(reconcileMonitor(key, deps)).resolves.toBeUndefined();
-    expect(synced()).toMatchObject({ status: 'False', reason: 'HubRejectedSpec' });
+    await expect(reconcileMonitor(key, deps)).resolves.toBe('refresh');
+    expect(synced()).toMatchObject({ status: 'False', reason: 'HubRejectedSpec', observedGeneration: 2 });
     expect(synced()?.message).toContain(
       'frequency.every: the interval must be between 10 seconds and 30 days',
     );
-    expect(hub.monitors.size).toBe(0);
+    expect(resources.resource?.status?.observedGeneration).toBe(1);
+    // Fixed in the hub (a new rule, a new integration): the next periodic pass puts it again.
+    hub.rejectWith = undefined;
+    await reconcileMonitor(key, deps);
+    expect(synced()).toMatchObject({ status: 'True', observedGeneration: 2 });
+    expect(resources.resource?.status?.observedGeneration).toBe(2);
   });
 
-  it('with the hub down, Synced=False says so and the reconcile asks to be retried', async () => {
-    const { hub, deps, synced } = setUp();
-    hub.down = true;
-    await expect(reconcileMonitor(key, deps)).rejects.toThrow('fetch failed');
-    expect(synced()).toMatchObject({ status: 'False', reason: 'HubUnreachable' });
-  });
-
-  it('deleting with the hub down keeps the finalizer until a retry deletes the hub monitor', async () => {
+  it('a resource the hub never accepted carries no finalizer', async () => {
     const { hub, resources, deps } = setUp();
+    hub.rejectWith = new HubRequestError(400, 'invalid body');
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.metadata.finalizers ?? []).toEqual([]);
+  });
+
+  it('with the hub down, Synced stays as it was and nothing is written within the grace period', async () => {
+    const { hub, resources, deps, synced, events } = setUp();
+    await reconcileMonitor(key, deps);
+    const before = structuredClone(resources.resource?.status);
+    const writes = resources.statusWrites;
+    hub.down = true;
+    resources.resource!.metadata.generation = 2;
+    await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
+    expect(resources.statusWrites).toBe(writes);
+    expect(resources.resource?.status).toEqual(before);
+    expect(synced()?.status).toBe('True');
+    expect(events).toEqual([]);
+  });
+
+  it('an outage longer than the grace period sets HubReachable=False with one Event, Synced untouched', async () => {
+    const { hub, resources, deps, synced, events } = setUp({ graceMs: 90_000 });
+    await reconcileMonitor(key, deps);
+    hub.down = true;
+    // The test clock moves a minute per reading: the third failed pass is past the grace period.
+    for (let pass = 0; pass < 4; pass += 1)
+      await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
+    const reachable = resources.resource?.status?.conditions?.find((c) => c.type === 'HubReachable');
+    expect(reachable).toMatchObject({ status: 'False', reason: 'HubUnreachable' });
+    expect(reachable?.message).toContain('fetch failed');
+    expect(synced()?.status).toBe('True');
+    expect(events.map((event) => event.reason)).toEqual(['HubUnreachable']);
+    hub.down = false;
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status?.conditions?.find((c) => c.type === 'HubReachable')?.status).toBe(
+      'True',
+    );
+    expect(events.map((event) => event.reason)).toEqual(['HubUnreachable']);
+  });
+
+  it('sync-now puts the spec again even when the hub has it, once per value', async () => {
+    const { hub, resources, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    const puts = hub.puts;
+    annotate(resources, { [SYNC_NOW_ANNOTATION]: 'a' });
+    await reconcileMonitor(key, deps);
+    await reconcileMonitor(key, deps);
+    expect(hub.puts).toBe(puts + 1);
+    expect(resources.resource?.status?.syncNowToken).toBe('a');
+  });
+
+  it('run-now starts one run per value and records its id', async () => {
+    const { hub, resources, deps } = setUp();
+    annotate(resources, { [RUN_NOW_ANNOTATION]: '2025-01-01T10:00' });
+    await reconcileMonitor(key, deps);
+    await reconcileMonitor(key, deps);
+    expect([...hub.runs.keys()]).toEqual(['run_1']);
+    expect(resources.resource?.status?.runNow).toEqual({ token: '2025-01-01T10:00', runId: 'run_1' });
+  });
+
+  it('a failing monitor’s status carries the run, its first error (redacted) and its URL', async () => {
+    const { hub, resources, deps } = setUp();
+    hub.runs.set('run_9', {
+      id: 'run_9',
+      errors: ['login: secret shop_client not found in production; sent Authorization: Bearer abc.def'],
+    } as unknown as Run);
+    hub.figures = {
+      status: 'failing',
+      runs: { total: 3, successRate: 66.7 },
+      latency: { p95DurationMs: 120.4 },
+      lastRun: { id: 'run_9', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 2000, success: false },
+    };
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status).toMatchObject({
+      health: 'failing',
+      lastRunId: 'run_9',
+      lastRunResult: 'Failed',
+      lastRunError:
+        'login: secret shop_client not found in production; sent Authorization: Bearer [redacted]',
+      lastRunUrl: 'https://meerkat.example/runs/run_9',
+      lastRun: '2025-01-01T00:00:02Z',
+    });
+    const healthy = resources.resource?.status?.conditions?.find((c) => c.type === 'Healthy');
+    expect(healthy?.message).toContain('login: secret shop_client not found in production');
+  });
+
+  it('without runs in the period, health is unknown and no stale figure stays', async () => {
+    const { hub, resources, deps } = setUp();
+    hub.figures = {
+      status: 'healthy',
+      runs: { total: 8, successRate: 100 },
+      latency: { p95DurationMs: 11 },
+      lastRun: { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 5, success: true },
+    };
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status).toMatchObject({ health: 'healthy', successRate: '100%', p95Ms: 11 });
+    hub.figures = {
+      status: 'degraded',
+      runs: { total: 0, successRate: 0 },
+      latency: { p95DurationMs: 0 },
+      lastRun: null,
+    };
+    await reconcileMonitor(key, deps);
+    const status = resources.resource?.status ?? {};
+    expect(status.health).toBe('unknown');
+    expect(Object.keys(status)).not.toContain('successRate');
+    expect(Object.keys(status)).not.toContain('p95Ms');
+  });
+
+  it('a namespace may not write another team’s project', async () => {
+    const { hub, resources, deps, synced } = setUp();
+    resources.resource!.spec = { ...resources.resource!.spec, project: 'billing' };
+    await reconcileMonitor(key, { ...deps, projects: parseProjectPolicy('') });
+    expect(hub.monitors.size).toBe(0);
+    expect(synced()).toMatchObject({ status: 'False', reason: 'ProjectNotAllowed' });
+    expect(synced()?.message).toContain('namespace shop may not write project "billing"');
+    await reconcileMonitor(key, { ...deps, projects: parseProjectPolicy('shop=shop,billing') });
+    expect(hub.monitors.get(uid)?.project).toBe('billing');
+  });
+
+  it('deleting with the hub down keeps the finalizer and says so, then a retry deletes the hub monitor', async () => {
+    const { hub, resources, deps, synced, events } = setUp();
     await reconcileMonitor(key, deps);
     resources.resource!.metadata.deletionTimestamp = '2025-01-01T01:00:00Z';
     hub.down = true;
-    await expect(reconcileMonitor(key, deps)).rejects.toThrow('fetch failed');
+    await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
+    await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
     expect(resources.resource?.metadata.finalizers).toEqual([CLEANUP_FINALIZER]);
+    expect(synced()).toMatchObject({ status: 'False', reason: 'DeletionBlocked' });
+    expect(events.map((event) => event.reason)).toEqual(['DeletionBlocked']);
     expect(hub.monitors.has(uid)).toBe(true);
     hub.down = false;
     await reconcileMonitor(key, deps);
