@@ -1,5 +1,6 @@
 // The generated CRD on a real kube-apiserver: it must be structural (accepted, Established, no
 // NonStructuralSchema condition), and every sample must be accepted without a field pruned away.
+import type { V1JSONSchemaProps } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNamespace, type TestNamespace } from '../kube/test-cluster.js';
 import { installMonitorCrd, readGeneratedCrd, readMonitorSamples } from './monitor-crd-install.js';
@@ -23,11 +24,25 @@ describe('the generated Monitor CRD', () => {
     expect(crd.spec.names.shortNames).toEqual(['mkm']);
   });
 
-  it('shows HEALTH, SUCCESS, P95, LAST RUN, SYNCED and AGE columns', () => {
-    const columns = readGeneratedCrd().spec.versions[0]?.additionalPrinterColumns?.map((c) =>
-      c.name.toUpperCase(),
+  it('shows HEALTH, SUCCESS, P95, LAST RUN, SYNCED and AGE, and why with -o wide', () => {
+    const columns = readGeneratedCrd().spec.versions[0]?.additionalPrinterColumns ?? [];
+    const named = (wide: boolean) =>
+      columns.filter((c) => (c.priority ?? 0) > 0 === wide).map((c) => c.name.toUpperCase());
+    expect(named(false)).toEqual(['HEALTH', 'SUCCESS', 'P95', 'LAST RUN', 'SYNCED', 'AGE']);
+    expect(named(true)).toEqual(['REASON', 'MESSAGE', 'LAST RESULT', 'RUN ERROR']);
+  });
+
+  it('describes node fields per type and lists allowed values for kubectl explain', () => {
+    const spec = readGeneratedCrd().spec.versions[0]?.schema?.openAPIV3Schema?.properties?.spec;
+    const node = spec?.properties?.nodes?.items as V1JSONSchemaProps | undefined;
+    expect(node?.properties?.method?.description).toMatch(
+      /^method: required when type is `HTTP_REQUEST`; not allowed otherwise/,
     );
-    expect(columns).toEqual(['HEALTH', 'SUCCESS', 'P95', 'LAST RUN', 'SYNCED', 'AGE']);
+    expect(node?.properties?.duration_ms?.description).toMatch(/^duration_ms: required when type is `WAIT`/);
+    expect(spec?.properties?.frequency?.properties?.unit?.description).toContain(
+      'One of `MINUTE`, `HOUR`, `DAY`.',
+    );
+    expect(spec?.description).toContain('Example:');
   });
 
   it.each(readMonitorSamples('placeholder').map(({ file }) => file))(

@@ -27,7 +27,13 @@ function specSchema(): JsonSchema {
     const property = properties[field];
     if (property) property.description = `${field}: optional, default ${fallback}.`;
   }
-  spec.description = 'The monitor definition, as PUT /monitor/{id} takes it (docs/monitors.md).';
+  spec.description =
+    'The monitor definition, as PUT /monitor/{id} takes it (docs/monitors.md). Example: ' +
+    "{ version: '1.0', frequency: { every: 5, unit: MINUTE }, nodes: [{ id: get, type: HTTP_REQUEST, " +
+    'method: GET, base: https://api.example.com, path: /healthz, response_format: JSON }, { id: ok, ' +
+    'type: ASSERTION, assertions: [{ nodeId: get, subject: status, predicate: { type: binary, operator: ' +
+    'EQUAL, expected: 200 } }] }], edges: [{ from: get, to: ok }] }. `kubectl explain monitors.spec.nodes` ' +
+    'says which fields each node `type` takes.';
   return spec;
 }
 
@@ -62,6 +68,13 @@ export function buildMonitorCrd() {
             { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun' },
             { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+            // `-o wide` only (priority 1): why, in the operator's and the hub's words.
+            ...[
+              ['Reason', '.status.conditions[?(@.type=="Synced")].reason'],
+              ['Message', '.status.conditions[?(@.type=="Synced")].message'],
+              ['Last Result', '.status.lastRunResult'],
+              ['Run Error', '.status.lastRunError'],
+            ].map(([name, jsonPath]) => ({ name, type: 'string', jsonPath, priority: 1 })),
           ],
           schema: {
             openAPIV3Schema: {

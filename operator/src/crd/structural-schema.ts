@@ -27,9 +27,27 @@ function convert(node: JsonSchema, defs: Record<string, JsonSchema>, name: strin
     result = convertPlain(resolved, defs);
   }
   const description = resolved.description ?? node.description;
-  result.description =
-    typeof description === 'string' ? description : `${name}: ${required ? 'required' : 'optional'}.`;
+  result.description = withAllowedValues(
+    typeof description === 'string' ? description : `${name}: ${required ? 'required' : 'optional'}.`,
+    result,
+    resolved.default ?? node.default,
+  );
   return result;
+}
+
+const code = (value: unknown) => `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
+
+/** What `kubectl explain` should say beyond the contract's words: the allowed values, the default, the range. */
+function withAllowedValues(description: string, schema: JsonSchema, fallback: unknown): string {
+  const notes: string[] = [];
+  const values = schema.enum as unknown[] | undefined;
+  if (values && values.length > 1 && !values.every((value) => description.includes(String(value))))
+    notes.push(`One of ${values.map(code).join(', ')}.`);
+  if (fallback !== undefined && !/default/i.test(description)) notes.push(`Default ${code(fallback)}.`);
+  const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+  if (minimum !== undefined && maximum !== undefined && !description.includes(String(maximum)))
+    notes.push(`From ${minimum} to ${maximum}.`);
+  return [description, ...notes].join(' ');
 }
 
 function convertPlain(node: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
@@ -86,7 +104,41 @@ function flattenObjectUnion(variants: JsonSchema[]): JsonSchema {
     properties: { [discriminator]: { enum: [values[index]] } },
     required: variant.required ?? [discriminator],
   }));
+  describePerVariant(merged, variants, discriminator, values);
   return merged;
+}
+
+/**
+ * A field that only some variants have says for which `type` it is required or optional, instead of the merged
+ * "required" that would make every variant's fields look mandatory in `kubectl explain`.
+ */
+function describePerVariant(
+  merged: JsonSchema,
+  variants: JsonSchema[],
+  discriminator: string,
+  values: unknown[],
+) {
+  const list = (each: unknown[]) => each.map(code).join(' or ');
+  for (const [property, schema] of Object.entries(merged.properties as Record<string, JsonSchema>)) {
+    if (property === discriminator) {
+      schema.description = `${discriminator}: required. One of ${values.map(code).join(', ')}; which other fields apply depends on it.`;
+      continue;
+    }
+    const having = variants.filter((variant) => (variant.properties as Record<string, JsonSchema>)[property]);
+    if (having.length === variants.length) continue;
+    const requiredIn = having.filter((variant) => ((variant.required ?? []) as string[]).includes(property));
+    const optionalIn = having.filter((variant) => !requiredIn.includes(variant));
+    const valueOf = (variant: JsonSchema) => values[variants.indexOf(variant)];
+    const when = [
+      ...(requiredIn.length ? [`required when ${discriminator} is ${list(requiredIn.map(valueOf))}`] : []),
+      ...(optionalIn.length ? [`optional when ${discriminator} is ${list(optionalIn.map(valueOf))}`] : []),
+    ].join(', ');
+    const described = (having[0]?.properties as Record<string, JsonSchema>)[property]?.description;
+    const own = (typeof described === 'string' ? described : '')
+      .replace(new RegExp(`^${property}: (required|optional)(\\.\\s*|, )?`), '')
+      .replace(/^./, (first) => first.toUpperCase());
+    schema.description = `${property}: ${when}; not allowed otherwise.${own ? ` ${own}` : ''}`;
+  }
 }
 
 function singleEnumValue(variant: JsonSchema, property: string): unknown {
