@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../hub/src/openapi/document.js';
 
 type Document = ReturnType<typeof buildOpenApiDocument>;
+type OperationLike = { operationId?: string; tags?: string[] };
 
 /** Each endpoint of the API document (and DESIGN.md's additions) as it lands, with its methods. */
 const expectedOperations: Record<string, string[]> = {
@@ -67,6 +68,36 @@ describe('the OpenAPI document', () => {
   it('names every resource schema as a component', () => {
     const names = Object.keys(document.components?.schemas ?? {}).map((name) => name.replace(/Output$/, ''));
     expect(names).toEqual(expect.arrayContaining(expectedSchemas));
+  });
+
+  it('gives every operation a unique operationId and a tag, as client generators need', () => {
+    const seen = new Map<string, string>();
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item as Record<string, OperationLike>)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(operation.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+        expect(seen.get(operation.operationId ?? ''), `${where} repeats an operationId`).toBeUndefined();
+        seen.set(operation.operationId ?? '', where);
+        expect(operation.tags?.length, where).toBeGreaterThan(0);
+      }
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(38);
+  });
+
+  it('names the recursive JSON value once, as the JsonValue component, and uses it by reference', () => {
+    const text = JSON.stringify(document);
+    expect(document.components?.schemas?.JsonValue).toBeDefined();
+    expect(text).not.toMatch(/__schema\d/);
+    expect(text.match(/"#\/components\/schemas\/JsonValue"/g)?.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('documents the 405 answer and the dry run of monitor writes', () => {
+    expect(document.components?.responses?.MethodNotAllowed).toBeDefined();
+    expect(document.info.description).toContain('#/components/responses/MethodNotAllowed');
+    for (const operation of [document.paths?.['/monitor/']?.post, document.paths?.['/monitor/{id}']?.put]) {
+      const parameters = (operation?.parameters ?? []) as Array<{ name?: string; in?: string }>;
+      expect(parameters).toContainEqual(expect.objectContaining({ name: 'dryRun', in: 'query' }));
+    }
   });
 
   it('documents the 401 body on authenticated operations and none on the health check', () => {

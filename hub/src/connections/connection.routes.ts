@@ -67,13 +67,16 @@ export const connectionPaths: ZodOpenApiPathsObject = {
       tags: ['connections'],
       summary: 'Get a connection',
       requestParams: { path: connectionIdParams },
-      responses: { '200': jsonResponse('The connection.', dataOf(connectionSchema)), ...errorResponses(404) },
+      responses: {
+        '200': jsonResponse('The connection.', dataOf(connectionSchema)),
+        ...errorResponses(400, 404),
+      },
     },
     delete: {
       tags: ['connections'],
       summary: 'Delete a connection (role admin)',
       requestParams: { path: connectionIdParams },
-      responses: { '204': { description: 'Deleted.' }, ...errorResponses(404, 409) },
+      responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404, 409) },
     },
   },
 };

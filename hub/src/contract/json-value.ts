@@ -32,6 +32,18 @@ export const nestsDeeperThan = (value: unknown, limit: number): boolean =>
  * Any JSON value at most MAX_JSON_DEPTH levels deep. `z.json()` validates recursively, a few stack frames per level,
  * so deep input would overflow the stack (a 500): the depth is checked first, and `z.json()` sees only what passed.
  */
+const jsonValueSchema = z.json();
+// One named `JsonValue` component in the OpenAPI document, rendered as the empty schema, which JSON Schema defines
+// as accepting every JSON value. The recursive union says the same, but client generators turn its self-reference
+// into a type TypeScript refuses (TS2502; docs/adr/0016-openapi-for-client-generators.md).
+z.globalRegistry.add(jsonValueSchema, {
+  id: 'JsonValue',
+  description: 'Any JSON value: string, number, boolean, null, array or object.',
+  override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    delete jsonSchema.anyOf;
+  },
+});
+
 export const boundedJsonSchema = z.preprocess((value, ctx) => {
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
     ctx.addIssue({
@@ -41,4 +53,4 @@ export const boundedJsonSchema = z.preprocess((value, ctx) => {
     });
   }
   return value;
-}, z.json());
+}, jsonValueSchema);

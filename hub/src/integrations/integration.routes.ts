@@ -79,7 +79,7 @@ export const integrationPaths: ZodOpenApiPathsObject = {
       requestParams: { path: integrationIdParams },
       responses: {
         '200': jsonResponse('The integration.', dataOf(integrationSchema)),
-        ...errorResponses(404),
+        ...errorResponses(400, 404),
       },
     },
     patch: {
@@ -96,7 +96,7 @@ export const integrationPaths: ZodOpenApiPathsObject = {
       tags: ['integrations'],
       summary: 'Delete an integration (role admin)',
       requestParams: { path: integrationIdParams },
-      responses: { '204': { description: 'Deleted.' }, ...errorResponses(404, 409) },
+      responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404, 409) },
     },
   },
 };

@@ -9,16 +9,20 @@ import { secretPaths } from '../secrets/secret.routes.js';
 import { oauthPaths } from '../slack/oauth.routes.js';
 import { slackEventsPaths } from '../slack/slack-events.routes.js';
 import { systemPaths } from '../system/system.routes.js';
+import { assignOperationIds } from './operation-ids.js';
+import { methodNotAllowedResponse } from './responses.js';
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(version: string) {
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Meerkat hub API',
       version,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description:
-        'Synthetic API monitoring hub. Every error body is `{ error, code, details? }`; 401 is `{ statusCode, error, message }`.',
+        'Synthetic API monitoring hub. Every error body is `{ error, code, details? }`; 401 is `{ statusCode, error, message }`. ' +
+        'A method a path does not serve is answered 405 with an `Allow` header (`#/components/responses/MethodNotAllowed`).',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'meerkat dev' }],
     security: [{ bearer: [] }],
@@ -30,6 +34,7 @@ export function buildOpenApiDocument(version: string) {
           description: 'An API key (AUTH_MODE=api-key) or an OIDC access token.',
         },
       },
+      responses: { MethodNotAllowed: methodNotAllowedResponse },
     },
     paths: {
       ...systemPaths,
@@ -44,4 +49,6 @@ export function buildOpenApiDocument(version: string) {
       ...secretPaths,
     },
   });
+  assignOperationIds(document.paths ?? {});
+  return document;
 }

@@ -71,6 +71,21 @@ export function errorResponses(...statuses: Array<400 | 404 | 409 | 413 | 415>):
   return responses;
 }
 
+/**
+ * 405: a method the path does not serve (http/error-middleware.ts `methodNotAllowed`). No operation answers it, so it
+ * is a shared component the document's description names, with the `Allow` header listing the methods served.
+ */
+export const methodNotAllowedResponse: ZodOpenApiResponseObject = {
+  description:
+    'The path does not serve this method; `Allow` lists the ones it does. Code `method_not_allowed`.',
+  headers: z.object({
+    Allow: z
+      .string()
+      .meta({ description: 'The methods the path serves, comma-separated.', example: 'GET, POST' }),
+  }),
+  ...json(errorBodySchema),
+};
+
 export function jsonResponse(description: string, schema: z.ZodType) {
   return { description, ...json(schema) };
 }

@@ -101,7 +101,7 @@ export const runPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Get one run with its per-step results',
       requestParams: { path: runIdParams },
-      responses: { '200': jsonResponse('The run.', dataOf(runSchema)), ...errorResponses(404) },
+      responses: { '200': jsonResponse('The run.', dataOf(runSchema)), ...errorResponses(400, 404) },
     },
   },
   '/runs/{id}/start': {

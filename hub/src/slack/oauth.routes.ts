@@ -87,6 +87,12 @@ export function oauthRoutes(oauth: OAuthService): Router {
 
 const html = (description: string) => ({ description, content: { 'text/html': {} } });
 
+/** What the browser routes answer before or besides their page: the error middleware's JSON bodies. */
+const browserRouteErrors = {
+  '500': jsonResponse('Internal error.', errorBodySchema),
+  '503': jsonResponse('SLACK_CLIENT_ID, SLACK_CLIENT_SECRET or PUBLIC_URL is not set.', errorBodySchema),
+};
+
 export const oauthPaths: ZodOpenApiPathsObject = {
   '/integrations/oauth/initiate': {
     post: {
@@ -114,7 +120,9 @@ export const oauthPaths: ZodOpenApiPathsObject = {
       requestParams: { path: transactionIdParams },
       responses: {
         '302': { description: 'To Slack’s authorize address with client_id, scope, redirect_uri and state.' },
+        '400': jsonResponse('The transaction id is malformed; `details` names it.', errorBodySchema),
         '404': html('The transaction is unknown, finished or expired.'),
+        ...browserRouteErrors,
       },
     },
   },
@@ -129,6 +137,7 @@ export const oauthPaths: ZodOpenApiPathsObject = {
         '400': html(
           'Missing, unknown, reused or expired state, or Slack refused; the transaction is failed.',
         ),
+        ...browserRouteErrors,
       },
     },
   },
@@ -139,7 +148,7 @@ export const oauthPaths: ZodOpenApiPathsObject = {
       requestParams: { path: transactionIdParams },
       responses: {
         '200': jsonResponse('The transaction status.', oauthStatusSchema),
-        ...errorResponses(404),
+        ...errorResponses(400, 404),
       },
     },
   },

@@ -1,0 +1,64 @@
+/**
+ * The `operationId` of every operation, keyed by `METHOD path` as the document spells them. Client generators
+ * turn these into method names (`client.listMonitors()`), so they are part of the contract: never rename one.
+ * An operation without an entry fails `npm run gen` and the OpenAPI test, so a new route cannot ship without one.
+ */
+export const operationIds: Readonly<Record<string, string>> = {
+  'GET /': 'getVersion',
+  'GET /healthz': 'getLiveness',
+  'GET /readyz': 'getReadiness',
+  'GET /monitor/': 'listMonitors',
+  'POST /monitor/': 'createMonitor',
+  'GET /monitor/by-name': 'getMonitorByName',
+  'GET /monitor/{id}': 'getMonitor',
+  'PUT /monitor/{id}': 'putMonitor',
+  'DELETE /monitor/{id}': 'deleteMonitor',
+  'POST /runs/trigger/{monitorId}': 'triggerRun',
+  'GET /runs/': 'listRuns',
+  'GET /runs/{id}': 'getRun',
+  'POST /runs/{id}/start': 'startRun',
+  'PUT /runs/{id}/result': 'reportRunResult',
+  'GET /metrics/monitors/{monitorId}': 'getMonitorMetrics',
+  'GET /metrics/monitors': 'listMonitorMetrics',
+  'GET /metrics/summary': 'getMetricsSummary',
+  'GET /connections': 'listConnections',
+  'POST /connections': 'createConnection',
+  'GET /connections/{id}': 'getConnection',
+  'DELETE /connections/{id}': 'deleteConnection',
+  'GET /integrations': 'listIntegrations',
+  'POST /integrations': 'createIntegration',
+  'GET /integrations/{id}': 'getIntegration',
+  'PATCH /integrations/{id}': 'updateIntegration',
+  'DELETE /integrations/{id}': 'deleteIntegration',
+  'POST /integrations/oauth/initiate': 'initiateSlackInstall',
+  'GET /integrations/oauth/start/{transactionId}': 'startSlackInstall',
+  'GET /integrations/oauth/callback/chat': 'finishSlackInstall',
+  'GET /integrations/oauth/status/{transactionId}': 'getSlackInstallStatus',
+  'POST /integrations/hooks/': 'receiveSlackEvent',
+  'GET /notifications/rules': 'listNotificationRules',
+  'GET /notifications/events': 'listNotificationEvents',
+  'PATCH /notifications/events/{id}': 'updateNotificationEvent',
+  'GET /secrets/{name}': 'getSecret',
+  'PUT /secrets/{name}': 'putSecret',
+  'DELETE /secrets/{name}': 'deleteSecret',
+  'POST /secrets/resolve': 'resolveSecret',
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** Gives every operation of `paths` its operationId; throws naming the operations that have none. */
+export function assignOperationIds(paths: Record<string, object | undefined>): void {
+  const missing: string[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, { operationId?: string } | undefined> | undefined)?.[method];
+      if (operation === undefined) continue;
+      const key = `${method.toUpperCase()} ${path}`;
+      const id = operationIds[key];
+      if (id === undefined) missing.push(key);
+      else operation.operationId = id;
+    }
+  }
+  if (missing.length > 0)
+    throw new Error(`no operationId for ${missing.join(', ')}: add it to hub/src/openapi/operation-ids.ts`);
+}
