@@ -6,7 +6,12 @@ import { monitorDefinitionSchema, monitorSchema } from '../contract/monitor-defi
 import { methodNotAllowed } from '../http/error-middleware.js';
 import { parseInput } from '../http/validation.js';
 import { dataOf, errorResponses, jsonResponse } from '../openapi/responses.js';
-import { listMonitorsQuery, monitorByNameQuery, monitorIdParams } from './monitor.schema.js';
+import {
+  listMonitorsQuery,
+  monitorByNameQuery,
+  monitorIdParams,
+  monitorWriteQuery,
+} from './monitor.schema.js';
 import type { MonitorService } from './monitor.service.js';
 
 export function monitorRoutes(monitors: MonitorService): Router {
@@ -21,8 +26,11 @@ export function monitorRoutes(monitors: MonitorService): Router {
     })
     .post(requirePermission('monitors:write'), async (req, res) => {
       const definition = parseInput(monitorDefinitionSchema, req.body, 'body');
-      const { monitor } = await monitors.create(principalOf(req).organizationId, definition);
-      res.status(201).location(`${req.baseUrl}/${monitor.id}`).json({ data: monitor });
+      const dryRun = parseInput(monitorWriteQuery, req.query, 'query').dryRun === 'true';
+      const { monitor } = await monitors.create(principalOf(req).organizationId, definition, { dryRun });
+      // A dry run's id is made up for the answer: there is nothing at a Location to point to.
+      if (!dryRun) res.location(`${req.baseUrl}/${monitor.id}`);
+      res.status(201).json({ data: monitor });
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
@@ -43,7 +51,10 @@ export function monitorRoutes(monitors: MonitorService): Router {
     .put(requirePermission('monitors:write'), async (req, res) => {
       const { id } = parseInput(monitorIdParams, req.params, 'path');
       const definition = parseInput(monitorDefinitionSchema, req.body, 'body');
-      const { monitor, created } = await monitors.upsert(principalOf(req).organizationId, id, definition);
+      const dryRun = parseInput(monitorWriteQuery, req.query, 'query').dryRun === 'true';
+      const { monitor, created } = await monitors.upsert(principalOf(req).organizationId, id, definition, {
+        dryRun,
+      });
       res.status(created ? 201 : 200).json({ data: monitor });
     })
     .delete(requirePermission('monitors:write'), async (req, res) => {
@@ -79,6 +90,7 @@ export const monitorPaths: ZodOpenApiPathsObject = {
     post: {
       tags,
       summary: 'Create a monitor with a server-chosen id (role editor)',
+      requestParams: { query: monitorWriteQuery },
       requestBody: definitionBody,
       responses: {
         '201': jsonResponse('The created monitor.', dataOf(monitorSchema)),
@@ -99,13 +111,13 @@ export const monitorPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Get a monitor',
       requestParams: { path: monitorIdParams },
-      responses: { '200': jsonResponse('The monitor.', dataOf(monitorSchema)), ...errorResponses(404) },
+      responses: { '200': jsonResponse('The monitor.', dataOf(monitorSchema)), ...errorResponses(400, 404) },
     },
     put: {
       tags,
       summary: 'Create or update a monitor and sync its notification rules and schedules (role editor)',
       description: 'Idempotent: the same body again changes nothing, `updatedAt` included.',
-      requestParams: { path: monitorIdParams },
+      requestParams: { path: monitorIdParams, query: monitorWriteQuery },
       requestBody: definitionBody,
       responses: {
         '200': jsonResponse('Updated (or unchanged).', dataOf(monitorSchema)),
@@ -117,7 +129,7 @@ export const monitorPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Delete a monitor, its schedules, rules, runs and events (role editor)',
       requestParams: { path: monitorIdParams },
-      responses: { '204': { description: 'Deleted.' }, ...errorResponses(404) },
+      responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404) },
     },
   },
 };

@@ -22,3 +22,15 @@ export const monitorByNameQuery = z.strictObject({
 });
 
 export const monitorIdParams = z.strictObject({ id: monitorIdSchema });
+
+/** `dryRun=true` runs every check of a write, the stored state's included, answers as the write would, and keeps nothing. */
+export const monitorWriteQuery = z.strictObject({
+  dryRun: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({
+      description:
+        '`true`: validate against the hub (locations, integrations, egress, name clashes) and answer as the write ' +
+        'would, changing nothing (`meerkat apply --dry-run=server`).',
+    }),
+});

@@ -50,6 +50,14 @@ export interface UpsertOutcome {
   changed: boolean;
 }
 
+/** Ends a dry run's transaction, so that everything it wrote is rolled back; carries what it would have done. */
+class DryRunRollback extends Error {
+  constructor(readonly outcome: UpsertOutcome) {
+    super('dry run: rolled back');
+    this.name = new.target.name;
+  }
+}
+
 export function monitorRowToMonitor(row: MonitorRow): Monitor {
   return {
     id: row.id,
@@ -133,12 +141,19 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     organizationId: string,
     id: string,
     definition: MonitorDefinition,
+    options: { dryRun?: boolean } = {},
   ): Promise<UpsertOutcome> {
     checkLocations(definition);
     checkEgress(definition);
     try {
-      return await db.transaction().execute((tx) => upsertInTransaction(tx, organizationId, id, definition));
+      return await db.transaction().execute(async (tx) => {
+        const outcome = await upsertInTransaction(tx, organizationId, id, definition);
+        // A dry run goes through every check, the dependants' included, and then rolls all of it back.
+        if (options.dryRun === true) throw new DryRunRollback(outcome);
+        return outcome;
+      });
     } catch (error) {
+      if (error instanceof DryRunRollback) return error.outcome;
       // Two writers creating the same identity at once: the loser learns who won.
       if (hasSqlState(error, SqlState.uniqueViolation)) {
         const clash = await findMonitorByIdentity(db, organizationId, identityOf(definition));
@@ -151,8 +166,12 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   return {
     upsert,
 
-    create(organizationId: string, definition: MonitorDefinition): Promise<UpsertOutcome> {
-      return upsert(organizationId, newId('mon'), definition);
+    create(
+      organizationId: string,
+      definition: MonitorDefinition,
+      options: { dryRun?: boolean } = {},
+    ): Promise<UpsertOutcome> {
+      return upsert(organizationId, newId('mon'), definition, options);
     },
 
     async get(organizationId: string, id: string): Promise<Monitor> {
