@@ -26,31 +26,50 @@ describe('meerkat apply and meerkat get monitors', () => {
     await seedIntegrationsForEveryChannel(hub.db);
     work = mkdtempSync(join(tmpdir(), 'meerkat-apply-'));
     cpSync(samples, join(work, 'monitors'), { recursive: true });
-    env = { MEERKAT_URL: hub.url, MEERKAT_API_KEY: hub.keys.acmeEditor };
+    env = {
+      MEERKAT_URL: hub.url,
+      MEERKAT_API_KEY: hub.keys.acmeEditor,
+      MEERKAT_CONFIG: join(work, 'no-config.yaml'),
+    };
   });
   afterAll(async () => {
     rmSync(work, { recursive: true, force: true });
     await hub.close();
   });
 
-  it('plans without writing on --dry-run', async () => {
+  it('plans without writing on --dry-run, with the hub checking every document', async () => {
     const { code, stdout } = await meerkat('apply', '-f', join(work, 'monitors'), '--dry-run');
     expect(code).toBe(0);
     expect(stdout).toContain('monitor shop/production/login-flow would be created');
     expect(stdout).toContain(
-      '3 monitor(s): 3 created, 0 changed, 0 unchanged, 0 deleted (dry run: nothing was changed)',
+      '3 monitor(s): 3 created, 0 changed, 0 unchanged, 0 deleted (dry run: the hub accepted every document; nothing was changed)',
     );
+    expect(await snapshot()).toEqual([]);
+    const client = await meerkat('apply', '-f', join(work, 'monitors'), '--dry-run=client');
+    expect(client.stdout).toContain('(dry run: nothing was changed)');
+  });
+
+  it('exits 1 on --diff-exit-code when there are changes, as kubectl diff does', async () => {
+    const planned = await meerkat(
+      'apply',
+      '-f',
+      join(work, 'monitors'),
+      '--dry-run=server',
+      '--diff-exit-code',
+    );
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toBe('');
     expect(await snapshot()).toEqual([]);
   });
 
-  it('creates the samples, and a second run reports everything unchanged and writes nothing', async () => {
+  it('creates the samples, and a second run reports everything unchanged, writes nothing and exits 0 on --diff-exit-code', async () => {
     const first = await meerkat('apply', '-f', join(work, 'monitors'));
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/monitor shop\/production\/checkout-backends created \(mon_[0-9a-f-]+\)/);
     const afterFirst = await snapshot();
     expect(afterFirst.map((m) => m.name)).toEqual(['checkout-backends', 'github-status', 'login-flow']);
 
-    const second = await meerkat('apply', '-f', join(work, 'monitors'));
+    const second = await meerkat('apply', '-f', join(work, 'monitors'), '--diff-exit-code');
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('3 monitor(s): 0 created, 0 changed, 3 unchanged, 0 deleted');
     expect(await snapshot()).toEqual(afterFirst);
@@ -105,23 +124,30 @@ describe('meerkat apply and meerkat get monitors', () => {
     );
     const before = await snapshot();
     const { code, stderr } = await meerkat('apply', '-f', bad, '-f', join(work, 'monitors'));
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain(`${bad}:2: spec.nodes[0].method: Invalid option`);
     expect(stderr).toContain('meerkat apply: 1 problem(s); nothing was changed');
     expect(await snapshot()).toEqual(before);
   });
 
-  it('reports what the hub refuses with the document and field', async () => {
+  it('reports what the hub refuses once, with the document and field, and changes nothing at all', async () => {
     const file = join(work, 'mars.yaml');
     writeFileSync(
       file,
-      "project: shop\nname: on-mars\nversion: '1.0'\nfrequency: { every: 1, unit: HOUR }\nlocations: [mars]\nnodes: [{ id: w, type: WAIT, duration_ms: 1 }]\nedges: []\n",
+      "project: shop\nname: a-new-one\nversion: '1.0'\nfrequency: { every: 1, unit: HOUR }\nnodes: [{ id: w, type: WAIT, duration_ms: 1 }]\nedges: []\n---\n" +
+        "project: shop\nname: on-mars\nversion: '1.0'\nfrequency: { every: 1, unit: HOUR }\nlocations: [mars]\nnodes: [{ id: w, type: WAIT, duration_ms: 1 }]\nedges: []\n",
     );
-    const { code, stderr } = await meerkat('apply', '-f', file);
-    expect(code).toBe(1);
-    expect(stderr).toContain(
-      `${file}:1: locations[0]: unknown location "mars" (configured: default, eu-west, us-east)`,
-    );
+    const before = await snapshot();
+    for (const dryRun of [[], ['--dry-run']]) {
+      const { code, stdout, stderr } = await meerkat('apply', '-f', file, ...dryRun);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(
+        `${file}:2: locations[0]: unknown location "mars" (configured: default, eu-west, us-east)\n` +
+          'meerkat apply: the hub refused 1 document(s); nothing was changed\n',
+      );
+    }
+    expect(await snapshot()).toEqual(before);
   });
 
   it('prunes monitors of the project that the files no longer define', async () => {
@@ -136,20 +162,26 @@ describe('meerkat apply and meerkat get monitors', () => {
     expect((await snapshot()).map((m) => m.name)).toEqual(['github-status', 'login-flow']);
   });
 
-  it('prints monitors as a table', async () => {
+  it('prints monitors as a table with their health and last run, wider with -o wide', async () => {
     const { code, stdout } = await meerkat('get', 'monitors', '--project', 'shop');
     expect(code).toBe(0);
     const [header, ...rows] = stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+PROJECT\s+ENVIRONMENT\s+NAME\s+EVERY\s+LOCATIONS\s+UPDATED$/);
+    expect(header).toMatch(/^ID\s+PROJECT\s+ENVIRONMENT\s+NAME\s+EVERY\s+HEALTH\s+LAST RUN$/);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(/^mon_\S+\s+shop\s+production\s+login-flow\s+10 minutes\s+default\s+\d{4}-/);
+    expect(rows[0]).toMatch(/^mon_\S+\s+shop\s+production\s+login-flow\s+10 minutes\s+\S+\s+<none>$/);
+    const wide = await meerkat('get', 'monitors', '--project', 'shop', '-o', 'wide');
+    expect(wide.stdout.split('\n')[0]).toMatch(/HEALTH\s+LAST RUN\s+SUCCESS\s+P95\s+LOCATIONS\s+UPDATED$/);
   });
 
-  it('needs an API key', async () => {
-    const { code, stderr } = await runMeerkat(['get', 'monitors'], { MEERKAT_URL: hub.url });
+  it('needs an API key, from the environment or a context', async () => {
+    const config = join(work, 'no-config.yaml');
+    const { code, stderr } = await runMeerkat(['get', 'monitors'], {
+      MEERKAT_URL: hub.url,
+      MEERKAT_CONFIG: config,
+    });
     expect(code).toBe(2);
     expect(stderr).toBe(
-      'meerkat: invalid setting MEERKAT_API_KEY: is required: the API key the commands act with (see `meerkat keygen`)\n',
+      `meerkat: invalid setting MEERKAT_API_KEY: is required: the API key the commands act with (see \`meerkat keygen\`), or a context in ${config} (see \`meerkat config\`)\n`,
     );
   });
 });

@@ -25,7 +25,8 @@ describe('meerkat keygen', () => {
   });
 });
 
-describe('meerkat hub and meerkat migrate', () => {
+// Several CLI processes one after another: each starts tsx and loads the sources, seconds apiece on a busy machine.
+describe('meerkat hub and meerkat migrate', { timeout: 180_000 }, () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -88,7 +89,7 @@ describe('meerkat hub and meerkat migrate', () => {
   });
 });
 
-describe('meerkat dev', () => {
+describe('meerkat dev', { timeout: 180_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'meerkat-dev-'));

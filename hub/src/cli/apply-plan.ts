@@ -1,7 +1,7 @@
 import { diffJson, type FieldChange } from '../contract/definition-diff.js';
 import type { Monitor } from '../contract/monitor-definition.js';
 import { definitionOf } from '../contract/stored-monitor.js';
-import type { HubClient } from './hub-client.js';
+import { HubRequestError, type HubClient } from './hub-client.js';
 import { identityKey, type MonitorDocument } from './monitor-documents.js';
 
 export type PlannedAction =
@@ -62,6 +62,36 @@ export function describeAction(action: PlannedAction, outcome: string): string[]
         ...action.changes.map((c) => `    ${c.path}: ${show(c.before)} -> ${show(c.after)}`),
       ];
   }
+}
+
+/** What the hub said of one planned write, asked with `dryRun=true`: what it would store, or why it refuses. */
+export type HubVerdict =
+  { action: PlannedAction; wouldStore: Monitor } | { action: PlannedAction; refusal: HubRequestError };
+
+/**
+ * Asks the hub to check every create and change without keeping anything (`?dryRun=true`), so that a document the
+ * hub refuses (an unknown location, an integration that does not exist, a name clash) is found before any write.
+ * Errors other than a refusal of the document (unreachable, 401, 5xx) end the command as they are.
+ */
+export async function checkPlanWithHub(hub: HubClient, plan: PlannedAction[]): Promise<HubVerdict[]> {
+  const verdicts: HubVerdict[] = [];
+  for (const action of plan) {
+    if (action.kind !== 'create' && action.kind !== 'change') continue;
+    try {
+      const { id, definition } = action.document;
+      const wouldStore =
+        action.kind === 'change'
+          ? await hub.putMonitor(action.current.id, definition, { dryRun: true })
+          : id === undefined
+            ? await hub.createMonitor(definition, { dryRun: true })
+            : await hub.putMonitor(id, definition, { dryRun: true });
+      verdicts.push({ action, wouldStore });
+    } catch (error) {
+      if (!(error instanceof HubRequestError) || ![400, 409, 413, 422].includes(error.status)) throw error;
+      verdicts.push({ action, refusal: error });
+    }
+  }
+  return verdicts;
 }
 
 /** Carries out one planned action; returns the word for what happened. */

@@ -1,84 +1,131 @@
-import type { Command } from 'commander';
-import { loadClientSettings } from '../config/client-settings.js';
-import { describeAction, executeAction, planApply, type PlannedAction } from './apply-plan.js';
-import { createHubClient, HubRequestError } from './hub-client.js';
+import { Option, type Command } from 'commander';
+import { diffJson } from '../contract/definition-diff.js';
+import { definitionOf } from '../contract/stored-monitor.js';
+import {
+  checkPlanWithHub,
+  describeAction,
+  executeAction,
+  planApply,
+  type HubVerdict,
+  type PlannedAction,
+} from './apply-plan.js';
+import { CommandFailure, describeHubError, exitCodeOfHubError, ExitCode } from './exit-codes.js';
+import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
+import { HubRequestError, type HubClient } from './hub-client.js';
 import { describeProblem, describeSource, readMonitorDocuments } from './monitor-documents.js';
 
-interface ApplyOptions {
+interface ApplyOptions extends HubOptions {
   filename: string[];
-  dryRun?: boolean;
+  dryRun?: 'server' | 'client' | 'none';
+  diffExitCode?: boolean;
   prune?: boolean;
   project?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+const PAST = { create: 'created', change: 'changed', unchanged: 'unchanged', prune: 'deleted' } as const;
 
 export function registerApplyCommand(program: Command): void {
-  program
+  const command = program
     .command('apply')
-    .description('create or update the monitors defined in files (API form or Monitor resources)')
+    .description(
+      'create or update the monitors defined in files (API form or Monitor resources); the hub checks every ' +
+        'document before the first change',
+    )
     .requiredOption(
       '-f, --filename <path>',
       'a YAML/JSON file or a directory of them (repeatable)',
       collect,
       [],
     )
-    .option('--dry-run', 'print what would be created, changed, left alone or pruned; change nothing')
+    .addOption(
+      new Option(
+        '--dry-run [mode]',
+        'change nothing: "server" (the default) prints the hub\'s verdict and diff; "client" only compares ' +
+          'the files with what the hub has',
+      )
+        .choices(['server', 'client', 'none'])
+        .preset('server'),
+    )
+    .option('--diff-exit-code', 'exit 1 when anything was (or, with --dry-run, would be) changed')
     .option('--prune', 'delete monitors of --project that the files no longer define')
-    .option('--project <project>', 'the project --prune looks at')
-    .action(async (options: ApplyOptions) => {
-      if (options.prune && options.project === undefined)
-        program.error('meerkat apply: --prune needs --project');
-      const settings = loadClientSettings(process.env);
-      const { documents, problems } = await readMonitorDocuments(options.filename);
-      if (problems.length > 0) {
-        for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
-        process.stderr.write(`meerkat apply: ${problems.length} problem(s); nothing was changed\n`);
-        process.exitCode = 1;
-        return;
-      }
-      if (documents.length === 0) {
-        process.stderr.write(`meerkat apply: no monitor documents in ${options.filename.join(', ')}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      const hub = createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY);
-      const plan = await planApply(
-        hub,
-        documents,
-        options.prune ? { project: options.project ?? '' } : undefined,
-      );
-      await applyPlan(hub, plan, options.dryRun === true);
-    });
+    .option('--project <project>', 'the project --prune looks at');
+  hubOptions(command).action(async (options: ApplyOptions) => {
+    if (options.prune && options.project === undefined)
+      command.error('meerkat apply: --prune needs --project', { exitCode: ExitCode.usage });
+    const { documents, problems } = await readMonitorDocuments(options.filename);
+    if (problems.length > 0) {
+      for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
+      process.stderr.write(`meerkat apply: ${problems.length} problem(s); nothing was changed\n`);
+      throw new CommandFailure(ExitCode.usage);
+    }
+    if (documents.length === 0) {
+      process.stderr.write(`meerkat apply: no monitor documents in ${options.filename.join(', ')}\n`);
+      throw new CommandFailure(ExitCode.usage);
+    }
+    const hub = connectToHub(options);
+    const plan = await planApply(
+      hub,
+      documents,
+      options.prune ? { project: options.project ?? '' } : undefined,
+    );
+    const mode = options.dryRun ?? 'none';
+    const verdicts = mode === 'client' ? [] : await checkPlanWithHub(hub, plan);
+    reportRefusals(verdicts);
+    if (mode === 'none') await applyPlan(hub, plan);
+    else printDryRun(plan, verdicts, mode);
+    if (options.diffExitCode === true && plan.some((action) => action.kind !== 'unchanged'))
+      throw new CommandFailure(ExitCode.failed);
+  });
 }
 
-async function applyPlan(
-  hub: ReturnType<typeof createHubClient>,
-  plan: PlannedAction[],
-  dryRun: boolean,
-): Promise<void> {
+/** Every refusal, once per field, with the document it concerns; then stop before any change. */
+function reportRefusals(verdicts: HubVerdict[]): void {
+  const refused = verdicts.flatMap((v) => ('refusal' in v ? [v] : []));
+  if (refused.length === 0) return;
+  for (const { action, refusal } of refused) {
+    const where = 'document' in action ? `${describeSource(action.document.source)}: ` : '';
+    process.stderr.write(describeHubError(refusal, where).join('\n') + '\n');
+  }
+  process.stderr.write(`meerkat apply: the hub refused ${refused.length} document(s); nothing was changed\n`);
+  const worst = Math.max(...refused.map(({ refusal }) => exitCodeOfHubError(refusal)));
+  throw new CommandFailure(worst as ExitCode);
+}
+
+function summaryOf(plan: PlannedAction[]): string {
   const counts = { created: 0, changed: 0, unchanged: 0, deleted: 0 };
+  for (const action of plan) counts[PAST[action.kind]] += 1;
+  return `${plan.length} monitor(s): ${counts.created} created, ${counts.changed} changed, ${counts.unchanged} unchanged, ${counts.deleted} deleted`;
+}
+
+/** The plan as it would run; with the hub's verdicts, a change shows the hub's own diff of what it would store. */
+function printDryRun(plan: PlannedAction[], verdicts: HubVerdict[], mode: 'server' | 'client'): void {
+  const wouldStore = new Map(verdicts.flatMap((v) => ('wouldStore' in v ? [[v.action, v.wouldStore]] : [])));
   for (const action of plan) {
-    const word = { create: 'created', change: 'changed', unchanged: 'unchanged', prune: 'deleted' } as const;
-    counts[word[action.kind]] += 1;
-    if (dryRun) {
-      const wouldBe = action.kind === 'unchanged' ? 'unchanged' : `would be ${word[action.kind]}`;
-      process.stdout.write(describeAction(action, wouldBe).join('\n') + '\n');
-      continue;
-    }
+    const stored = wouldStore.get(action);
+    const shown =
+      action.kind === 'change' && stored !== undefined
+        ? { ...action, changes: diffJson(definitionOf(action.current), definitionOf(stored)) }
+        : action;
+    const outcome = action.kind === 'unchanged' ? 'unchanged' : `would be ${PAST[action.kind]}`;
+    process.stdout.write(describeAction(shown, outcome).join('\n') + '\n');
+  }
+  const checked = mode === 'server' ? 'the hub accepted every document; ' : '';
+  process.stdout.write(`${summaryOf(plan)} (dry run: ${checked}nothing was changed)\n`);
+}
+
+async function applyPlan(hub: HubClient, plan: PlannedAction[]): Promise<void> {
+  for (const [done, action] of plan.entries()) {
     try {
       process.stdout.write(describeAction(action, await executeAction(hub, action)).join('\n') + '\n');
     } catch (error) {
+      // Every document passed the hub's dry run, so this is a change made meanwhile or the hub failing.
       if (!(error instanceof HubRequestError)) throw error;
       const where = 'document' in action ? `${describeSource(action.document.source)}: ` : '';
-      const fields = error.details.map((d) => `${where}${d.path}: ${d.message}`);
-      process.stderr.write(
-        [`${where}the hub answered ${error.status}: ${error.message}`, ...fields].join('\n') + '\n',
-      );
-      process.exitCode = 1;
-      return;
+      process.stderr.write(describeHubError(error, where).join('\n') + '\n');
+      process.stderr.write(`meerkat apply: stopped after ${done} of ${plan.length} monitor(s)\n`);
+      throw new CommandFailure(exitCodeOfHubError(error));
     }
   }
-  const summary = `${plan.length} monitor(s): ${counts.created} created, ${counts.changed} changed, ${counts.unchanged} unchanged, ${counts.deleted} deleted`;
-  process.stdout.write(`${summary}${dryRun ? ' (dry run: nothing was changed)' : ''}\n`);
+  process.stdout.write(`${summaryOf(plan)}\n`);
 }

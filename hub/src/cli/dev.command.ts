@@ -39,7 +39,10 @@ export function registerDevCommand(program: Command): void {
         onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
       });
       // One list for every way a result lands here: the worker, runner Job reports, the Job watcher.
-      const hooks = runFinishedHooks(metrics.registry, notifier.hook);
+      const hooks = runFinishedHooks(metrics.registry, notifier.hook, {
+        db: components.db,
+        locations: settings.LOCATIONS.map((location) => location.name),
+      });
       const running = await serveApi({
         settings,
         log,
@@ -72,6 +75,7 @@ export function registerDevCommand(program: Command): void {
           },
         },
         log,
+        settings.SHUTDOWN_GRACE_SECONDS,
       );
       const lines = [
         '',

@@ -1,6 +1,8 @@
 import type { Monitor, MonitorDefinition } from '../contract/monitor-definition.js';
 import type { Run, RunResultReport } from '../contract/run.js';
 import type { FieldIssue } from '../http/errors.js';
+import type { Integration } from '../integrations/integration.schema.js';
+import type { NotificationEvent } from '../notifications/notification.schema.js';
 
 /** A non-2xx answer from the hub, with its error body. */
 export class HubRequestError extends Error {
@@ -38,10 +40,27 @@ async function fetchPastRateLimit(url: URL, init: RequestInit): Promise<Response
   }
 }
 
+export interface HubClientOptions {
+  /**
+   * Each call (waits out 429 answers included) fails with a TimeoutError after this long; none when absent. A hub
+   * that accepts connections and never answers must not stall a long-running caller such as the operator.
+   */
+  timeoutMs?: number;
+}
+
+/** `dryRun`: `?dryRun=true` on a monitor write (hub/src/monitors/monitor.schema.ts `monitorWriteQuery`). */
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+const dryRunQuery = (write: WriteOptions) => (write.dryRun === true ? '?dryRun=true' : '');
+
 /** The hub's REST API as the client commands use it. */
-export function createHubClient(baseUrl: string, apiKey: string) {
+export function createHubClient(baseUrl: string, apiKey: string, options: HubClientOptions = {}) {
+  const timeout = () =>
+    options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) };
   async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
     const response = await fetchPastRateLimit(new URL(path, baseUrl), {
+      ...timeout(),
       method,
       headers: {
         authorization: `Bearer ${apiKey}`,
@@ -92,15 +111,14 @@ export function createHubClient(baseUrl: string, apiKey: string) {
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
     },
-    async putMonitor(id: string, definition: MonitorDefinition): Promise<Monitor> {
-      return (
-        (await call<{ data: Monitor }>('PUT', `/monitor/${encodeURIComponent(id)}`, definition)) as {
-          data: Monitor;
-        }
-      ).data;
+    /** `dryRun`: the hub checks everything and answers as the write would, changing nothing. */
+    async putMonitor(id: string, definition: MonitorDefinition, write: WriteOptions = {}): Promise<Monitor> {
+      const path = `/monitor/${encodeURIComponent(id)}${dryRunQuery(write)}`;
+      return ((await call<{ data: Monitor }>('PUT', path, definition)) as { data: Monitor }).data;
     },
-    async createMonitor(definition: MonitorDefinition): Promise<Monitor> {
-      return ((await call<{ data: Monitor }>('POST', '/monitor/', definition)) as { data: Monitor }).data;
+    async createMonitor(definition: MonitorDefinition, write: WriteOptions = {}): Promise<Monitor> {
+      const path = `/monitor/${dryRunQuery(write)}`;
+      return ((await call<{ data: Monitor }>('POST', path, definition)) as { data: Monitor }).data;
     },
     async deleteMonitor(id: string): Promise<void> {
       await call('DELETE', `/monitor/${encodeURIComponent(id)}`);
@@ -110,6 +128,44 @@ export function createHubClient(baseUrl: string, apiKey: string) {
       return (
         await call<{ data: MonitorMetricsFigures }>('GET', `/metrics/monitors/${encodeURIComponent(id)}`)
       )?.data;
+    },
+    /** Starts a manual run in every location of the monitor (`POST /runs/trigger/{id}`); the first run. */
+    async triggerRun(monitorId: string, request: { environment: string }): Promise<Run> {
+      const path = `/runs/trigger/${encodeURIComponent(monitorId)}`;
+      return ((await call<{ data: Run }>('POST', path, request)) as { data: Run }).data;
+    },
+    /** The newest runs first, at most `limit` (1 to 100), of one monitor and status when given. */
+    async listRuns(filter: {
+      monitorId?: string;
+      status?: string;
+      executionGroupId?: string;
+      limit: number;
+    }): Promise<Run[]> {
+      const query = new URLSearchParams({ limit: String(filter.limit) });
+      if (filter.monitorId !== undefined) query.set('monitorId', filter.monitorId);
+      if (filter.executionGroupId !== undefined) query.set('executionGroupId', filter.executionGroupId);
+      if (filter.status !== undefined) query.set('status', filter.status);
+      return (await call<{ data: Run[] }>('GET', `/runs/?${query.toString()}`))?.data ?? [];
+    },
+    /** The newest notification events first, at most `limit` (1 to 100). */
+    async listNotificationEvents(limit: number): Promise<NotificationEvent[]> {
+      const query = new URLSearchParams({ limit: String(limit) });
+      return (
+        (await call<{ data: NotificationEvent[] }>('GET', `/notifications/events?${query.toString()}`))
+          ?.data ?? []
+      );
+    },
+    async listIntegrations(): Promise<Integration[]> {
+      const all: Integration[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const query = new URLSearchParams({ limit: '100', offset: String(offset) });
+        const answer = await call<{ data: Integration[]; total: number }>(
+          'GET',
+          `/integrations?${query.toString()}`,
+        );
+        all.push(...(answer?.data ?? []));
+        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
+      }
     },
     async getRun(id: string): Promise<Run | undefined> {
       return (await call<{ data: Run }>('GET', `/runs/${encodeURIComponent(id)}`))?.data;

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { version } from '../system/version.js';
+import { ExitCode } from './exit-codes.js';
 import { runCommand } from './run-command.js';
 
 type Register = (program: Command) => void;
@@ -18,6 +19,9 @@ const subCommands: Record<string, () => Promise<Register>> = {
   keygen: async () => (await import('./keygen.command.js')).registerKeygenCommand,
   apply: async () => (await import('./apply.command.js')).registerApplyCommand,
   get: async () => (await import('./get.command.js')).registerGetCommand,
+  describe: async () => (await import('./describe.command.js')).registerDescribeCommand,
+  trigger: async () => (await import('./trigger.command.js')).registerTriggerCommand,
+  config: async () => (await import('./config.command.js')).registerConfigCommand,
   test: async () => (await import('./test.command.js')).registerTestCommand,
   operator: async () => (await import('../../../operator/src/operator.command.js')).registerOperatorCommand,
 };
@@ -26,7 +30,10 @@ const program = new Command()
   .name('meerkat')
   .description('Meerkat: Kubernetes-native synthetic API monitoring')
   .version(version)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // A usage error (unknown option, missing argument, bad choice) exits 2 in every sub-command (docs/cli.md);
+  // the sub-commands inherit this, being registered after it.
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.usage));
 
 const requested = process.argv[2];
 const names = requested !== undefined && requested in subCommands ? [requested] : Object.keys(subCommands);

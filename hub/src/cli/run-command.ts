@@ -1,5 +1,14 @@
 import { InvalidSettingError } from '../config/settings.js';
 import { DatabaseBehindError, MigrationFailedError } from '../db/migrator.js';
+import { DependencyUnavailableError } from '../system/dependency-errors.js';
+import {
+  CommandFailure,
+  describeHubError,
+  describeUnreachable,
+  exitCodeOfHubError,
+  ExitCode,
+  isUnreachable,
+} from './exit-codes.js';
 import { HubRequestError } from './hub-client.js';
 import { UnreadablePathError } from './monitor-documents.js';
 
@@ -16,19 +25,30 @@ export async function runCommand(action: () => Promise<unknown>): Promise<void> 
       process.stderr.write(`meerkat: ${error.message}\n`);
       process.exit(error instanceof InvalidSettingError ? 2 : 1);
     }
-    if (error instanceof UnreadablePathError) {
+    if (error instanceof DependencyUnavailableError) {
       process.stderr.write(`meerkat: ${error.message}\n`);
       process.exit(1);
     }
-    if (error instanceof HubRequestError) {
-      process.stderr.write(`meerkat: the hub answered ${error.status}: ${error.message}\n`);
-      process.exit(1);
+    // The exit codes of the client commands: docs/cli.md, hub/src/cli/exit-codes.ts.
+    if (error instanceof CommandFailure) {
+      if (error.message !== '') process.stderr.write(`meerkat: ${error.message}\n`);
+      process.exit(error.exitCode);
     }
-    if (error instanceof TypeError && error.message === 'fetch failed') {
+    if (error instanceof UnreadablePathError) {
+      process.stderr.write(`meerkat: ${error.message}\n`);
+      process.exit(ExitCode.usage);
+    }
+    if (error instanceof HubRequestError) {
       process.stderr.write(
-        `meerkat: cannot reach the hub (${String((error.cause as Error | undefined)?.message ?? error.cause)})\n`,
+        describeHubError(error)
+          .map((line) => `meerkat: ${line}\n`)
+          .join(''),
       );
-      process.exit(1);
+      process.exit(exitCodeOfHubError(error));
+    }
+    if (isUnreachable(error)) {
+      process.stderr.write(`meerkat: ${describeUnreachable(error)}\n`);
+      process.exit(ExitCode.hub);
     }
     throw error;
   }
