@@ -1,54 +1,136 @@
 import { Option, type Command } from 'commander';
-import { loadClientSettings } from '../config/client-settings.js';
 import type { Monitor } from '../contract/monitor-definition.js';
-import { createHubClient } from './hub-client.js';
+import type { Run } from '../contract/run.js';
+import { CommandFailure, ExitCode } from './exit-codes.js';
+import type { HubClient } from './hub-client.js';
+import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
+import { findMonitor, type MonitorScope } from './monitor-lookup.js';
+import { outputOption, printItems, type OutputFormat } from './output-format.js';
+import {
+  eventColumns,
+  integrationColumns,
+  monitorColumns,
+  runColumns,
+  type MonitorRow,
+} from './resource-columns.js';
 
-const columns: Array<[string, (m: Monitor) => string]> = [
-  ['ID', (m) => m.id],
-  ['PROJECT', (m) => m.project],
-  ['ENVIRONMENT', (m) => m.environment],
-  ['NAME', (m) => m.name],
-  [
-    'EVERY',
-    (m) => `${m.frequency.every} ${m.frequency.unit.toLowerCase()}${m.frequency.every === 1 ? '' : 's'}`,
-  ],
-  ['LOCATIONS', (m) => (m.locations ?? ['default']).join(',')],
-  ['UPDATED', (m) => m.updatedAt],
-];
+interface GetOptions extends HubOptions, MonitorScope {
+  output: OutputFormat;
+}
 
-/** A kubectl-style table: columns padded to their widest cell. */
-export function formatMonitorTable(monitors: Monitor[]): string {
-  const rows = [columns.map(([title]) => title), ...monitors.map((m) => columns.map(([, cell]) => cell(m)))];
-  const widths = columns.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
-  return (
-    rows
-      .map((row) =>
-        row
-          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-          .join('   ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
+async function withHealth(hub: HubClient, monitors: Monitor[], format: OutputFormat): Promise<MonitorRow[]> {
+  if (format !== 'table' && format !== 'wide') return monitors;
+  const rows: MonitorRow[] = [];
+  for (const monitor of monitors) rows.push({ ...monitor, health: await hub.getMonitorMetrics(monitor.id) });
+  return rows;
+}
+
+const scopeOptions = (command: Command) =>
+  command
+    .option('--project <project>', 'only this project')
+    .option('--environment <environment>', 'only this environment');
+
+function registerMonitors(get: Command): void {
+  hubOptions(
+    scopeOptions(get.command('monitors [name]').alias('monitor').alias('mon')).addOption(outputOption()),
+  )
+    .description('monitors with their health and last run (24h); one monitor by name or id')
+    .action(async (name: string | undefined, options: GetOptions) => {
+      const hub = connectToHub(options);
+      const monitors =
+        name === undefined ? await hub.listMonitors(options) : [await findMonitor(hub, name, options)];
+      printItems(await withHealth(hub, monitors, options.output), {
+        format: options.output,
+        kind: 'monitor',
+        plural: 'monitors',
+        columns: monitorColumns(new Date()),
+        single: name !== undefined,
+      });
+    });
+}
+
+function registerRuns(get: Command): void {
+  hubOptions(scopeOptions(get.command('runs [id]').alias('run')).addOption(outputOption()))
+    .description('the newest runs, of one monitor and status when given; one run by id')
+    .option('--monitor <name>', 'only runs of this monitor (name or id)')
+    .addOption(
+      new Option('--status <status>', 'only runs in this status').choices([
+        'pending',
+        'running',
+        'completed',
+        'failed',
+      ]),
+    )
+    .option('--limit <n>', 'at most this many (1 to 100)', '20')
+    .action(
+      async (
+        id: string | undefined,
+        options: GetOptions & { monitor?: string; status?: string; limit: string },
+      ) => {
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+          throw new CommandFailure(ExitCode.usage, `--limit ${options.limit} is not a number from 1 to 100`);
+        const hub = connectToHub(options);
+        let runs: Run[];
+        if (id !== undefined) {
+          const run = await hub.getRun(id);
+          if (run === undefined) throw new CommandFailure(ExitCode.failed, `run ${id} not found`);
+          runs = [run];
+        } else {
+          const monitor =
+            options.monitor === undefined ? undefined : await findMonitor(hub, options.monitor, options);
+          const filter = { limit, ...(options.status === undefined ? {} : { status: options.status }) };
+          runs = await hub.listRuns(monitor === undefined ? filter : { ...filter, monitorId: monitor.id });
+        }
+        printItems(runs, {
+          format: options.output,
+          kind: 'run',
+          plural: 'runs',
+          columns: runColumns(new Date()),
+          single: id !== undefined,
+        });
+      },
+    );
+}
+
+function registerEventsAndIntegrations(get: Command): void {
+  hubOptions(get.command('events').alias('event').addOption(outputOption()))
+    .description('the newest notification events')
+    .option('--limit <n>', 'at most this many (1 to 100)', '20')
+    .action(async (options: GetOptions & { limit: string }) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        throw new CommandFailure(ExitCode.usage, `--limit ${options.limit} is not a number from 1 to 100`);
+      const events = await connectToHub(options).listNotificationEvents(limit);
+      printItems(events, {
+        format: options.output,
+        kind: 'event',
+        plural: 'events',
+        columns: eventColumns(new Date()),
+        single: false,
+      });
+    });
+
+  hubOptions(get.command('integrations [name]').alias('integration').addOption(outputOption()))
+    .description('notification integrations (webhook, email, chat); one by name or id')
+    .action(async (name: string | undefined, options: GetOptions) => {
+      const all = await connectToHub(options).listIntegrations();
+      const chosen = name === undefined ? all : all.filter((i) => i.id === name || i.name === name);
+      if (name !== undefined && chosen.length === 0)
+        throw new CommandFailure(ExitCode.failed, `integration "${name}" not found`);
+      printItems(chosen, {
+        format: options.output,
+        kind: 'integration',
+        plural: 'integrations',
+        columns: integrationColumns,
+        single: name !== undefined && chosen.length === 1,
+      });
+    });
 }
 
 export function registerGetCommand(program: Command): void {
-  const get = program.command('get').description('list resources from the hub');
-  get
-    .command('monitors')
-    .description('list monitors as a table (or JSON)')
-    .option('--project <project>', 'only this project')
-    .option('--environment <environment>', 'only this environment')
-    .addOption(
-      new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'),
-    )
-    .action(async (options: { project?: string; environment?: string; output: 'table' | 'json' }) => {
-      const settings = loadClientSettings(process.env);
-      const monitors = await createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY).listMonitors(
-        options,
-      );
-      if (options.output === 'json') process.stdout.write(JSON.stringify(monitors, null, 2) + '\n');
-      else if (monitors.length === 0) process.stdout.write('No monitors found.\n');
-      else process.stdout.write(formatMonitorTable(monitors));
-    });
+  const get = program.command('get').description('list resources from the hub, or show one (kubectl get)');
+  registerMonitors(get);
+  registerRuns(get);
+  registerEventsAndIntegrations(get);
 }

@@ -1,0 +1,56 @@
+import { Option } from 'commander';
+import { stringify as stringifyYaml } from 'yaml';
+
+/** kubectl's `-o`: a table, the table with more columns, the objects as JSON or YAML, or `kind/id` per line. */
+export const outputFormats = ['table', 'wide', 'json', 'yaml', 'name'] as const;
+export type OutputFormat = (typeof outputFormats)[number];
+
+export const outputOption = () =>
+  new Option('-o, --output <format>', 'output format').choices(outputFormats).default('table');
+
+/** Columns padded to their widest cell, three spaces apart, as kubectl prints them. */
+export function formatTable(headers: string[], rows: string[][]): string {
+  const all = [headers, ...rows];
+  const widths = headers.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0)));
+  return (
+    all
+      .map((row) =>
+        row
+          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+          .join('   ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
+}
+
+export interface Column<T> {
+  title: string;
+  cell: (item: T) => string;
+  /** Shown by `-o wide` only. */
+  wide?: boolean;
+}
+
+/**
+ * Prints `items` in `format`. A single object (`get monitor NAME`) prints as an object in JSON and YAML, a list as
+ * a list; `name` prints `kind/id`; an empty table says so on stderr, as kubectl does, so stdout stays parseable.
+ */
+export function printItems<T extends { id: string }>(
+  items: T[],
+  options: { format: OutputFormat; kind: string; columns: Column<T>[]; single: boolean; plural: string },
+): void {
+  const { format, kind, columns, single } = options;
+  const value = single ? items[0] : items;
+  if (format === 'json') return void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  if (format === 'yaml') return void process.stdout.write(stringifyYaml(value));
+  if (format === 'name')
+    return void process.stdout.write(items.map((item) => `${kind}/${item.id}\n`).join(''));
+  if (items.length === 0) return void process.stderr.write(`No ${options.plural} found.\n`);
+  const shown = columns.filter((column) => format === 'wide' || column.wide !== true);
+  process.stdout.write(
+    formatTable(
+      shown.map((c) => c.title),
+      items.map((item) => shown.map((c) => c.cell(item))),
+    ),
+  );
+}
