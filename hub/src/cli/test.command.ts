@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Command, CommanderError } from 'commander';
+import { Option, type Command, type CommanderError } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { formatIssuePath } from '../contract/issue-path.js';
@@ -9,7 +9,6 @@ import { createEgressPolicy } from '../egress/egress-policy.js';
 import { egressListsOf, egressSettingsShape } from '../egress/egress-rules.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { createMonitorRunner, type RunOutcome } from '../runner/monitor-runner.js';
-import { formatRunReport } from '../runner/run-report.js';
 import type { SecretReader } from '../secrets/secret-store.js';
 import {
   describeProblem,
@@ -17,18 +16,32 @@ import {
   readMonitorDocuments,
   UnreadablePathError,
 } from './monitor-documents.js';
+import { ExitCode } from './exit-codes.js';
+import {
+  jsonReport,
+  junitReport,
+  reporters,
+  summaryLine,
+  tapReport,
+  textReport,
+  useColour,
+  type MonitorResult,
+  type ReporterName,
+} from './test-reporters.js';
 
 interface TestOptions {
   filename: string;
   env?: string;
   secrets?: string;
   json?: boolean;
+  grep?: string;
+  reporter: ReporterName;
 }
 
 const SECRET_VARIABLE_PREFIX = 'MEERKAT_SECRET_';
-/** Exit codes: 0 every monitor passed, 1 a monitor failed, 2 the command could not run as asked. */
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
+// Exit codes as every client command's (exit-codes.ts): 0 all passed, 1 a monitor failed, 2 usage.
+const EXIT_FAILED = ExitCode.failed;
+const EXIT_USAGE = ExitCode.usage;
 
 class UsageError extends Error {}
 
@@ -106,9 +119,20 @@ async function loadMonitors(options: TestOptions) {
   if (documents.length === 0) throw new UsageError(`no monitor documents in ${options.filename}`);
   if (options.env !== undefined && !scopeNameSchema.safeParse(options.env).success)
     throw new UsageError(`--env ${options.env} is not an environment name`);
-  return documents.map(({ definition }) =>
+  const monitors = documents.map(({ definition }) =>
     options.env === undefined ? definition : { ...definition, environment: options.env },
   );
+  if (options.grep === undefined) return monitors;
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(options.grep);
+  } catch (error) {
+    throw new UsageError(`--grep ${options.grep}: ${(error as Error).message}`);
+  }
+  const chosen = monitors.filter((monitor) => pattern.test(identityKey(monitor)));
+  if (chosen.length === 0)
+    throw new UsageError(`--grep ${options.grep} matches none of ${monitors.map(identityKey).join(', ')}`);
+  return chosen;
 }
 
 async function testMonitors(options: TestOptions): Promise<number> {
@@ -118,18 +142,24 @@ async function testMonitors(options: TestOptions): Promise<number> {
     egress: localEgressPolicy(process.env),
     assertionBudgetMs: localAssertionBudgetMs(process.env),
   });
-  const results: Array<{ monitor: string; outcome: RunOutcome }> = [];
+  const results: MonitorResult[] = [];
+  const text = options.reporter === 'text' && options.json !== true;
+  const colour = useColour(process.stdout, process.env);
   try {
     for (const monitor of monitors) {
-      const title = identityKey(monitor);
-      const outcome = await runner.run(monitor, { secrets, organizationId: 'local' });
-      results.push({ monitor: title, outcome });
-      if (options.json !== true) process.stdout.write(formatRunReport(title, outcome));
+      const outcome: RunOutcome = await runner.run(monitor, { secrets, organizationId: 'local' });
+      results.push({ monitor: identityKey(monitor), outcome });
+      // The text report streams, a monitor at a time; the machine formats are one document at the end.
+      if (text) process.stdout.write(textReport({ monitor: identityKey(monitor), outcome }, colour));
     }
   } finally {
     await runner.close();
   }
   if (options.json === true) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  else if (options.reporter !== 'text')
+    process.stdout.write({ junit: junitReport, json: jsonReport, tap: tapReport }[options.reporter](results));
+  // With one monitor its PASSED or FAILED line is already the summary.
+  else if (results.length > 1) process.stdout.write(summaryLine(results, colour));
   return results.every((result) => result.outcome.success) ? 0 : EXIT_FAILED;
 }
 
@@ -151,7 +181,16 @@ export function registerTestCommand(program: Command): void {
       '--secrets <file>',
       'a JSON or YAML file of secret name -> value (MEERKAT_SECRET_<NAME> variables too)',
     )
-    .option('--json', 'print the run outcomes as JSON instead of the report')
+    .option(
+      '--grep <pattern>',
+      'only the monitors whose project/environment/name matches this regular expression',
+    )
+    .addOption(
+      new Option('--reporter <format>', 'text for people; junit, json or tap for CI systems')
+        .choices(reporters)
+        .default('text'),
+    )
+    .option('--json', 'print the run outcomes as a JSON array (before --reporter json; kept for scripts)')
     .exitOverride(exitOnUsageError)
     .action(async (options: TestOptions) => {
       try {
