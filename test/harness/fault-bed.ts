@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import {
   findPostgresBinDir,
   findRedisServer,
+  postgresAnswers,
   postgresUser,
   redisPing,
   spawnLogged,
@@ -113,20 +113,6 @@ export interface FaultBed {
   redis: FaultRedis;
   /** Stops what still runs and removes both temp dirs. */
   close(): Promise<void>;
-}
-
-async function postgresAnswers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
 }
 
 async function createFaultPostgres(binDir: string, dir: string): Promise<FaultPostgres> {

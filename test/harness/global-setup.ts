@@ -54,6 +54,21 @@ export function findPostgresBinDir(): string | undefined {
     .find((dir) => fs.existsSync(join(dir, 'postgres')) && fs.existsSync(join(dir, 'initdb')));
 }
 
+/** Whether the PostgreSQL server at `url` accepts a connection and answers a query (within about a second). */
+export async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export function findRedisServer(): string | undefined {
   const dir = findInPath('redis-server') ?? (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin' : undefined);
   return dir && join(dir, 'redis-server');
@@ -172,19 +187,7 @@ async function startPostgres(binDir: string): Promise<RunningServer> {
     url,
     stopSignal: 'SIGINT', // fast shutdown
     crashSignal: 'SIGQUIT',
-    isReady: async () => {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-      client.on('error', () => {});
-      try {
-        await client.connect();
-        await client.query('select 1');
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await client.end().catch(() => {});
-      }
-    },
+    isReady: () => postgresAnswers(url),
   });
 }
 
