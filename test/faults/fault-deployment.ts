@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
 import { scheduleId, scheduleOffsetMs } from '../../hub/src/scheduling/schedules.js';
+import { eventually } from '../harness/eventually.js';
 import { startFaultBed, type FaultBed } from '../harness/fault-bed.js';
 import { LOOPBACK_CIDRS } from '../harness/egress.js';
 import { freePort, meerkatBin, runMeerkat, startMeerkat, type MeerkatProcess } from '../harness/processes.js';
@@ -49,6 +50,29 @@ export interface FaultDeployment {
   /** Every run row, read on a connection of its own. */
   runs(): Promise<RecordedRun[]>;
   close(): Promise<void>;
+}
+
+/**
+ * Creates a counting monitor (every 10 s) per id through the API and waits until each has a run: from then on
+ * every schedule exists, so counted slots may start. Throws when a monitor is refused.
+ */
+export async function createMonitorsAndAwaitFirstRuns(
+  deployment: FaultDeployment,
+  target: CountingTarget,
+  ids: readonly string[],
+): Promise<void> {
+  for (const id of ids) {
+    const answer = await deployment.api('PUT', `/monitor/${id}`, countingMonitor(target, id));
+    if (answer.status !== 201) throw new Error(`PUT /monitor/${id} answered ${answer.status}`);
+  }
+  await eventually(
+    'a run of every monitor',
+    async () => {
+      const ran = new Set((await deployment.runs()).map((run) => run.monitorId));
+      return ids.every((id) => ran.has(id));
+    },
+    60_000,
+  );
 }
 
 /** `GET /hit/<id>` on the counting target and a status assertion, every 10 s unless said otherwise. */

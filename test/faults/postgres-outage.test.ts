@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../harness/eventually.js';
 import { samplesOf } from '../metrics/prometheus-samples.js';
 import { startCountingTarget, type CountingTarget } from './counting-target.js';
 import {
-  countingMonitor,
+  createMonitorsAndAwaitFirstRuns,
   scheduleOf,
   startFaultDeployment,
   type ApiAnswer,
@@ -74,18 +73,7 @@ describe('PostgreSQL stopped with -m immediate for 20 s under API traffic', () =
 
   it('keeps every process up, answers 503 with Retry-After (never 500), and records every slot once', async () => {
     const ids = Array.from({ length: MONITORS }, (_, i) => `pg-outage-${i}`);
-    for (const id of ids) {
-      expect((await deployment.api('PUT', `/monitor/${id}`, countingMonitor(target, id))).status).toBe(201);
-    }
-    // Once every monitor has a run, every schedule exists: the window of counted slots starts there.
-    await eventually(
-      'a run of every monitor',
-      async () => {
-        const ran = new Set((await deployment.runs()).map((run) => run.monitorId));
-        return ids.every((id) => ran.has(id));
-      },
-      60_000,
-    );
+    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
     const fromMs = Date.now();
     await sleep(15_000);
 

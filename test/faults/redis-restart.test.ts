@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samplesOf } from '../metrics/prometheus-samples.js';
-import { eventually } from '../harness/eventually.js';
 import { startCountingTarget, type CountingTarget } from './counting-target.js';
 import {
   TEN_SECONDS_MS,
-  countingMonitor,
+  createMonitorsAndAwaitFirstRuns,
   startFaultDeployment,
   type FaultDeployment,
 } from './fault-deployment.js';
@@ -30,17 +29,7 @@ describe('Redis killed with kill -9 and restarted empty', () => {
 
   it('shows the gap while Redis is away, refuses triggers fast, and runs every monitor within 15 s of its return', async () => {
     const ids = Array.from({ length: MONITORS }, (_, i) => `redis-gap-${i}`);
-    for (const id of ids) {
-      expect((await deployment.api('PUT', `/monitor/${id}`, countingMonitor(target, id))).status).toBe(201);
-    }
-    await eventually(
-      'a run of every monitor',
-      async () => {
-        const ran = new Set((await deployment.runs()).map((run) => run.monitorId));
-        return ids.every((id) => ran.has(id));
-      },
-      60_000,
-    );
+    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
 
     await deployment.bed.redis.kill();
     const killedAt = Date.now();
