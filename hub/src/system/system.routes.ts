@@ -15,7 +15,8 @@ export interface ReadinessCheck {
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-async function runCheck(check: ReadinessCheck): Promise<string> {
+/** Runs one check within 2 s: `ok`, or why not. `/readyz` and the `meerkat_dependency_up` gauge share it. */
+export async function runCheck(check: ReadinessCheck): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);

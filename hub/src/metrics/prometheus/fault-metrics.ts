@@ -1,14 +1,13 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Db } from '../../db/database.js';
 import type { DropReason, DeliveredRunJob } from '../../scheduling/run-queue.js';
-import type { ReadinessCheck } from '../../system/system.routes.js';
+import { runCheck, type ReadinessCheck } from '../../system/system.routes.js';
 import { findOverdueMonitors } from '../overdue-monitors.js';
 import { cachedRead } from './cached-read.js';
 import { METRIC_PREFIX } from './metrics-registry.js';
 
 const DROP_REASONS: readonly DropReason[] = ['dependency_unavailable', 'shutdown', 'error'];
 const OVERDUE_CACHE_MS = 5_000;
-const CHECK_TIMEOUT_MS = 2_000;
 
 /**
  * Runs this worker gave up for good, by location and reason: a slot or a triggered run that will never have a
@@ -37,20 +36,7 @@ export function registerDependencyMetrics(registry: Registry, checks: readonly R
     registers: [registry],
     async collect() {
       const outcomes = await Promise.all(
-        checks.map(async (check) => {
-          let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
-          });
-          try {
-            await Promise.race([check.check(), timeout]);
-            return [check.name, 1] as const;
-          } catch {
-            return [check.name, 0] as const;
-          } finally {
-            clearTimeout(timer);
-          }
-        }),
+        checks.map(async (check) => [check.name, (await runCheck(check)) === 'ok' ? 1 : 0] as const),
       );
       for (const [dependency, up] of outcomes) this.set({ dependency }, up);
     },
