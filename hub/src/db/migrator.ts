@@ -36,6 +36,15 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
   return results;
 }
 
+/** Applies the migrations up to and including `name`: for tests of a migration over an older schema's rows. */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  const { error, results = [] } = await createMigrator(db).migrateTo(name);
+  if (error !== undefined) {
+    const failed = results.find((r) => r.status === 'Error');
+    throw new MigrationFailedError(failed?.migrationName, error);
+  }
+}
+
 export class DatabaseBehindError extends Error {
   readonly code = 'database_behind';
   constructor(readonly pending: string[]) {

@@ -55,7 +55,6 @@ async function insertExecutedRun(
     const inserted = await insertScheduledRun(tx, {
       ...run,
       triggered_by: 'schedule',
-      created_at: run.started_at,
       ...resultColumns(result),
     });
     if (inserted === undefined) return undefined;

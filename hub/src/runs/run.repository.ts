@@ -15,19 +15,23 @@ export async function insertRuns(db: Executor, rows: Insertable<RunTable>[]): Pr
   return db.insertInto('runs').values(rows).returningAll().execute();
 }
 
+/** When a scheduled slot was due: its slot is the due time in epoch milliseconds (the queue's job id says so). */
+export const slotDueAt = (slot: string): Date => new Date(Number(slot));
+
 /**
  * The run of one scheduled slot: inserted once, however often the slot's job is delivered. A second delivery
- * gets `undefined` and does nothing.
+ * gets `undefined` and does nothing. Its `created_at` is the slot's due time, the same for every delivery: the
+ * partition key is part of the slot's unique key (docs/adr/0021-bounded-run-storage.md).
  */
 export async function insertScheduledRun(
   db: Executor,
-  row: Insertable<RunTable>,
+  row: Insertable<RunTable> & { schedule_slot: string },
 ): Promise<RunRow | undefined> {
   return db
     .insertInto('runs')
-    .values(row)
+    .values({ ...row, created_at: slotDueAt(row.schedule_slot) })
     .onConflict((oc) =>
-      oc.columns(['organization_id', 'monitor_id', 'location', 'schedule_slot']).doNothing(),
+      oc.columns(['organization_id', 'monitor_id', 'location', 'schedule_slot', 'created_at']).doNothing(),
     )
     .returningAll()
     .executeTakeFirst();
@@ -158,11 +162,14 @@ export async function findStuckRuns(db: Executor, cutoffs: { runningBefore: Date
     .execute();
 }
 
-/** Deletes at most `batch` runs created before `before`; small batches keep locks short for writers. */
+/**
+ * Deletes at most `batch` rows of runs_default created before `before`; small batches keep locks short for
+ * writers. Day partitions are dropped whole instead (run-partitions.ts).
+ */
 export async function deleteRunsBefore(db: Executor, before: Date, batch: number): Promise<number> {
   const result = await sql<{ id: string }>`
-    delete from runs where (organization_id, id) in (
-      select organization_id, id from runs where created_at < ${before} limit ${batch}
+    delete from runs_default where ctid in (
+      select ctid from runs_default where created_at < ${before} limit ${batch}
     ) returning id`.execute(db);
   return result.rows.length;
 }

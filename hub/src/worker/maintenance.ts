@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
 import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import { deleteRunsBefore, findStuckRuns, type RunRow } from '../runs/run.repository.js';
+import { dropRunPartitionsBefore, ensureRunPartitions } from '../runs/run-partitions.js';
 import { startPeriodic } from '../server/periodic.js';
 import { systemClock, type Clock } from '../system/clock.js';
 import { systemFailureError } from '../runs/system-failure.js';
@@ -16,7 +17,7 @@ export interface MaintenanceOptions {
   intervalMs: number;
   /** Set in processes that finish runs (workers): the reaper records through them. Unset: no reaping. */
   reapWithHooks?: readonly RunFinishedHook[];
-  /** Unset: this process does not delete old runs (only the scheduler does). */
+  /** Unset: this process neither makes run partitions nor deletes old runs (only the scheduler does). */
   retentionDays?: number;
 }
 
@@ -56,11 +57,16 @@ export async function reapStuckRuns(
   return failed;
 }
 
-/** Deletes runs older than the retention in small batches, yielding between them so writers are not blocked. */
+/**
+ * Deletes runs older than the retention: whole day partitions that ended before it (docs/adr/0021), then, in small
+ * batches yielding between them, the rows of runs_default that are older (days that had no partition). A day that
+ * straddles the cutoff is kept until it has passed, so a run is kept between `retentionDays` and one day more.
+ */
 export async function deleteExpiredRuns(
   options: Pick<MaintenanceOptions, 'db' | 'clock'> & { retentionDays: number },
 ) {
   const before = new Date(options.clock.now().getTime() - options.retentionDays * 86_400_000);
+  await dropRunPartitionsBefore(options.db, before);
   let total = 0;
   for (;;) {
     const deleted = await deleteRunsBefore(options.db, before, RETENTION_BATCH);
@@ -79,8 +85,10 @@ export function startMaintenance(options: MaintenanceOptions): { stop(): Promise
     async () => {
       if (options.reapWithHooks !== undefined)
         await reapStuckRuns({ ...options, hooks: options.reapWithHooks });
-      if (options.retentionDays !== undefined)
+      if (options.retentionDays !== undefined) {
+        await ensureRunPartitions(options.db, options.clock.now());
         await deleteExpiredRuns({ ...options, retentionDays: options.retentionDays });
+      }
     },
     options.intervalMs,
     (error) => options.log.error({ err: error }, 'run maintenance failed'),

@@ -7,6 +7,7 @@ import * as slackEvents from './0005-slack-events.js';
 import * as metricsHourlyRollups from './0006-metrics-hourly-rollups.js';
 import * as metricsDailyRollups from './0007-metrics-daily-rollups.js';
 import * as monitorLatestRuns from './0008-monitor-latest-runs.js';
+import * as partitionedRuns from './0009-partitioned-runs.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006-metrics-hourly-rollups': metricsHourlyRollups,
   '0007-metrics-daily-rollups': metricsDailyRollups,
   '0008-monitor-latest-runs': monitorLatestRuns,
+  '0009-partitioned-runs': partitionedRuns,
 };

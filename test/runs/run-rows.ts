@@ -1,0 +1,38 @@
+// Rows written straight to the database, for tests of the runs table itself (partitions, list totals).
+import type { Db } from '../../hub/src/db/database.js';
+
+export const DAY_MS = 86_400_000;
+/** Midnight UTC of the day the test runs. */
+export const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+
+/** A monitor row of organization `acme` with an empty definition: enough for runs to reference it. */
+export async function insertMonitorRow(db: Db, id = 'mon-1'): Promise<void> {
+  await db
+    .insertInto('monitors')
+    .values({
+      organization_id: 'acme',
+      id,
+      project: 'shop',
+      environment: 'production',
+      name: id,
+      schema_version: '1.0',
+      definition: JSON.stringify({}),
+      updated_at: new Date(),
+    })
+    .execute();
+}
+
+/** A completed scheduled run of `mon-1` for the slot due at `slot`. */
+export const scheduledRunRow = (slot: Date, id = `run_${slot.getTime()}`) => ({
+  organization_id: 'acme',
+  id,
+  monitor_id: 'mon-1',
+  execution_group_id: 'grp',
+  location: 'default',
+  environment: 'production',
+  status: 'completed' as const,
+  triggered_by: 'schedule' as const,
+  schedule_slot: String(slot.getTime()),
+  success: true,
+  errors: JSON.stringify([]),
+});
