@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSnapshotCache } from '../../hub/src/metrics/snapshot-cache.js';
+import { createSnapshotCache } from '../../hub/src/system/snapshot-cache.js';
 
 /** A cache over a computation the test finishes by hand, on a clock the test moves. */
 function harness(maxAgeMs = 1000, maxEntries = 10) {

@@ -21,7 +21,7 @@ import type {
 } from './metrics.schema.js';
 import { findOverdueMonitors } from './overdue-monitors.js';
 import { minuteOf } from './time-buckets.js';
-import { createSnapshotCache } from './snapshot-cache.js';
+import { createSnapshotCache } from '../system/snapshot-cache.js';
 
 export interface MetricsServiceDeps {
   db: Db;
