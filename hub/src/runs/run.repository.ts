@@ -46,26 +46,77 @@ export async function findRun(db: Executor, organizationId: string, id: string):
     .executeTakeFirst();
 }
 
+/** Up to this many matching runs a list's total is counted; above it, it is estimated (docs/runs.md). */
+export const COUNTED_TOTAL_LIMIT = 10_000;
+
+function filteredRuns(db: Executor, organizationId: string, filter: RunFilter) {
+  let query = db.selectFrom('runs').where('runs.organization_id', '=', organizationId);
+  if (filter.monitorId !== undefined) query = query.where('runs.monitor_id', '=', filter.monitorId);
+  if (filter.status !== undefined) query = query.where('runs.status', '=', filter.status);
+  if (filter.executionGroupId !== undefined)
+    query = query.where('runs.execution_group_id', '=', filter.executionGroupId);
+  return query;
+}
+
+/** The matching runs counted, but no further than one past COUNTED_TOTAL_LIMIT: an index walk of bounded length. */
+async function countRunsBounded(db: Executor, organizationId: string, filter: RunFilter): Promise<number> {
+  const bounded = filteredRuns(db, organizationId, filter)
+    .select(sql<number>`1`.as('one'))
+    .limit(COUNTED_TOTAL_LIMIT + 1);
+  const { count } = await db
+    .selectFrom(bounded.as('bounded'))
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/**
+ * Finished runs matching `filter` estimated from the day rollups since the day of the oldest run kept: exact
+ * but for runs still pending or running and for the first day's runs already deleted. `undefined` for filters the
+ * rollups cannot answer (unfinished statuses, an execution group).
+ */
+export async function estimateRunTotal(
+  db: Executor,
+  organizationId: string,
+  filter: RunFilter,
+): Promise<number | undefined> {
+  if (filter.executionGroupId !== undefined) return undefined;
+  if (filter.status === 'pending' || filter.status === 'running') return undefined;
+  const column =
+    filter.status === 'completed'
+      ? 'success_count'
+      : filter.status === 'failed'
+        ? 'failure_count'
+        : 'run_count';
+  const monitor = filter.monitorId === undefined ? sql`` : sql`and d.monitor_id = ${filter.monitorId}`;
+  const oldest = filteredRuns(db, organizationId, filter)
+    .select('runs.created_at')
+    .orderBy('runs.created_at', 'asc')
+    .limit(1);
+  const { rows } = await sql<{ estimate: string | null }>`
+    select sum(d.${sql.ref(column)}) as estimate from run_rollups_day d
+    where d.organization_id = ${organizationId} and d.environment = '' ${monitor}
+      and d.day >= date_bin('1 day', (${oldest}), timestamptz 'epoch')`.execute(db);
+  return Number(rows[0]?.estimate ?? 0);
+}
+
+/**
+ * A page of runs, newest first, with how many match counted up to one past COUNTED_TOTAL_LIMIT (`counted`):
+ * above the limit the caller estimates the total (`estimateRunTotal`).
+ */
 export async function listRuns(
   db: Executor,
   organizationId: string,
   filter: RunFilter,
   page: { page: number; limit: number },
 ) {
-  let query = db
-    .selectFrom('runs')
-    .innerJoin('monitors', (join) =>
-      join
-        .onRef('monitors.organization_id', '=', 'runs.organization_id')
-        .onRef('monitors.id', '=', 'runs.monitor_id'),
-    )
-    .where('runs.organization_id', '=', organizationId);
-  if (filter.monitorId !== undefined) query = query.where('runs.monitor_id', '=', filter.monitorId);
-  if (filter.status !== undefined) query = query.where('runs.status', '=', filter.status);
-  if (filter.executionGroupId !== undefined)
-    query = query.where('runs.execution_group_id', '=', filter.executionGroupId);
-  const [rows, count] = await Promise.all([
-    query
+  const [rows, counted] = await Promise.all([
+    filteredRuns(db, organizationId, filter)
+      .innerJoin('monitors', (join) =>
+        join
+          .onRef('monitors.organization_id', '=', 'runs.organization_id')
+          .onRef('monitors.id', '=', 'runs.monitor_id'),
+      )
       .selectAll('runs')
       .select(['monitors.name as monitor_name', 'monitors.definition as monitor_definition'])
       .orderBy('runs.created_at', 'desc')
@@ -73,9 +124,9 @@ export async function listRuns(
       .limit(page.limit)
       .offset(page.page * page.limit)
       .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    countRunsBounded(db, organizationId, filter),
   ]);
-  return { rows, total: Number(count.total) };
+  return { rows, counted };
 }
 
 /** pending -> running, once: a second worker holding the same run gets `undefined`. */

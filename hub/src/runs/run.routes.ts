@@ -26,8 +26,8 @@ export function runRoutes(runs: RunService): Router {
     .route('/')
     .get(requirePermission('read'), async (req, res) => {
       const { page, limit, ...filter } = parseInput(listRunsQuery, req.query, 'query');
-      const { data, total } = await runs.list(principalOf(req).organizationId, filter, { page, limit });
-      res.json({ data, total, page, limit });
+      const list = await runs.list(principalOf(req).organizationId, filter, { page, limit });
+      res.json({ data: list.data, total: list.total, totalExact: list.totalExact, page, limit });
     })
     .all(methodNotAllowed(['GET']));
 
@@ -87,7 +87,13 @@ export const runPaths: ZodOpenApiPathsObject = {
           'A page of runs.',
           z.object({
             data: z.array(runSchema),
-            total: z.number().int(),
+            total: z
+              .number()
+              .int()
+              .describe(
+                'Matching runs: counted up to 10,000; above that, estimated from the day rollups (totalExact false).',
+              ),
+            totalExact: z.boolean().describe('Whether total was counted (true) or estimated (false).'),
             page: z.number().int(),
             limit: z.number().int(),
           }),

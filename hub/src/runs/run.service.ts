@@ -8,9 +8,12 @@ import { monitorRowToMonitor } from '../monitors/monitor.service.js';
 import type { RunQueue } from '../scheduling/run-queue.js';
 import { monitorLocations } from '../scheduling/schedules.js';
 import type { Clock } from '../system/clock.js';
+import { createSnapshotCache } from '../system/snapshot-cache.js';
 import { recordRunResult, type RunFinishedHook } from './run-finished.js';
 import {
   claimRun,
+  COUNTED_TOTAL_LIMIT,
+  estimateRunTotal,
   finishRun,
   findRun,
   insertRuns,
@@ -57,7 +60,23 @@ export interface RunServiceDeps {
   hooks?: readonly RunFinishedHook[];
 }
 
+/** How old an estimated list total may be: totals above 10,000 need not be to the second. */
+const ESTIMATE_MAX_AGE_MS = 30_000;
+
 export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDeps) {
+  // An estimate sums a day row per monitor and day kept (31,000 rows for 1,000 monitors): once per filter and
+  // 30 s, not per page (docs/runs.md). A failed background refresh keeps the old figure; the next request past
+  // twice the age waits for a new one and sees its error.
+  const estimates = createSnapshotCache<{ organizationId: string; filter: RunFilter }, number | undefined>({
+    compute: ({ organizationId, filter }) => estimateRunTotal(db, organizationId, filter),
+    maxAgeMs: () => ESTIMATE_MAX_AGE_MS,
+    keyOf: ({ organizationId, filter }) =>
+      JSON.stringify([organizationId, filter.monitorId, filter.status, filter.executionGroupId]),
+    now: () => clock.now().getTime(),
+    maxEntries: 1_000,
+    onRefreshError: () => undefined,
+  });
+
   return {
     /** A runner Job takes its run: pending -> running, once. */
     async start(organizationId: string, id: string): Promise<Run> {
@@ -147,7 +166,11 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
     },
 
     async list(organizationId: string, filter: RunFilter, page: { page: number; limit: number }) {
-      const { rows, total } = await listRuns(db, organizationId, filter, page);
+      const { rows, counted } = await listRuns(db, organizationId, filter, page);
+      const totalExact = counted <= COUNTED_TOTAL_LIMIT;
+      const total = totalExact
+        ? counted
+        : Math.max(counted, (await estimates.get({ organizationId, filter })) ?? 0);
       const data = rows.map(({ monitor_name, monitor_definition, ...run }) =>
         runRowToRun(run, {
           id: run.monitor_id,
@@ -155,7 +178,7 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
           ...(monitor_definition as Omit<Monitor, 'id' | 'name'>),
         }),
       );
-      return { data, total };
+      return { data, total, totalExact };
     },
 
     async get(organizationId: string, id: string): Promise<Run> {
