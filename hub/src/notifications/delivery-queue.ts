@@ -1,4 +1,4 @@
-/** A delivery job carries ids only (STYLE rule 6); the handler reads the event and integration afresh. */
+/** A delivery job carries ids only (docs/contract/STYLE.md, rule 6); the handler reads the event and integration afresh. */
 export interface DeliveryJobData {
   organizationId: string;
   eventId: string;

@@ -1,4 +1,4 @@
-/** What a run job carries: ids only (STYLE rule 6). `runId` is set for manual runs, absent for scheduled ones. */
+/** What a run job carries: ids only (docs/contract/STYLE.md, rule 6). `runId` is set for manual runs, absent for scheduled ones. */
 export interface RunJobData {
   organizationId: string;
   monitorId: string;
