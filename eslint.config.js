@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.meerkat/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'web/dist/', '.meerkat/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -16,6 +17,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...boundaries,
   {
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -11,7 +11,7 @@ import { createCredentialCipher, generateCredentialKey } from '../hub/src/crypto
 import { openDatabase, type Db } from '../hub/src/db/database.js';
 import { migrateToLatest } from '../hub/src/db/migrator.js';
 import * as monitorLatestRuns from '../hub/src/db/migrations/0008-monitor-latest-runs.js';
-import { createApp } from '../hub/src/http/app.js';
+import { createApp } from '../hub/src/server/app.js';
 import { HISTOGRAM_GROWTH } from '../hub/src/metrics/duration-histogram.js';
 import { refreshDayRollups } from '../hub/src/metrics/day-rollup.repository.js';
 import { refreshHourRollups } from '../hub/src/metrics/hour-rollup.repository.js';

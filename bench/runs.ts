@@ -12,9 +12,9 @@ import { monitorDefinitionSchema } from '../hub/src/contract/monitor-definition.
 import { egressPoliciesOf } from '../hub/src/egress/egress-policies.js';
 import { createMonitorService } from '../hub/src/monitors/monitor.service.js';
 import { scheduleDependant } from '../hub/src/scheduling/schedule-dependant.js';
-import { startScheduler } from '../hub/src/scheduling/start-scheduler.js';
+import { startScheduler } from '../hub/src/server/start-scheduler.js';
 import { openComponents } from '../hub/src/server/components.js';
-import { startWorker } from '../hub/src/worker/start-worker.js';
+import { startWorker } from '../hub/src/server/start-worker.js';
 import { startTestServices } from '../test/harness/global-setup.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
 

@@ -1,5 +1,5 @@
 // docs/openapi.json from the zod schemas (scripts/generated-files.ts says how generated files are kept).
-import { buildOpenApiDocument } from '../hub/src/openapi/document.js';
+import { buildOpenApiDocument } from '../hub/src/server/openapi-document.js';
 import { version } from '../hub/src/system/version.js';
 import { syncGeneratedFiles } from './generated-files.js';
 

@@ -1,7 +1,7 @@
 // `/healthz` and `/readyz` for the kubelet's probes, on a port of their own (HEALTH_PORT, 8081 as in
 // controller-runtime), since the metrics helper serves only `/metrics`.
 import { createServer } from 'node:http';
-import { listen } from '../../hub/src/server/listen.js';
+import { listen } from '../../hub/src/http/listen.js';
 
 export interface HealthCheck {
   ok: boolean;

@@ -4,7 +4,7 @@
 // and when it is, every waiting reconcile runs at once, so a hub upgrade is over for every Monitor within
 // seconds of the hub returning.
 import type { Logger } from 'pino';
-import { HubRequestError } from '../../hub/src/cli/hub-client.js';
+import { HubRequestError } from '../../hub/src/client/hub-client.js';
 
 /** A reconcile could not reach the hub (network error, timeout, 5xx, 429); it is retried when the hub is back. */
 export class HubUnreachableError extends Error {

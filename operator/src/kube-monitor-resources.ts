@@ -1,7 +1,7 @@
 // The Kubernetes side of reconcile, through the custom-objects API: exactly the verbs the operator's ClusterRole
 // grants (get monitors, patch monitors for finalizers, patch monitors/status).
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { kubeStatusOf } from '../../hub/src/jobs/kube-status.js';
+import { kubeStatusOf } from '../../hub/src/kube/kube-status.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,

@@ -3,9 +3,15 @@
 // from when it last saw the record change, so clock skew between replicas does not matter), the holder renews it
 // every `renewIntervalMs`, and a holder that cannot renew within the lease duration stops leading before another
 // replica may take over. Every write is a compare-and-swap on the resourceVersion, so two candidates never both win.
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  V1MicroTime,
+  type KubeConfig,
+  type V1Lease,
+  type V1LeaseSpec,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { kubeStatusOf } from '../../hub/src/jobs/kube-status.js';
+import { kubeStatusOf } from '../../hub/src/kube/kube-status.js';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;
@@ -44,7 +50,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   // The check runs once per renew interval, so giving up one interval early keeps us ahead of the expiry.
   const renewDeadlineMs = options.leaseDurationMs - options.renewIntervalMs;
 
-  const spec = (previous?: V1Lease['spec']): V1Lease['spec'] => {
+  const spec = (previous?: V1LeaseSpec): V1LeaseSpec => {
     // MicroTime: the API server refuses a renewTime without six fractional digits, which a plain Date lacks.
     const time = new V1MicroTime(now().getTime());
     const takingOver = previous?.holderIdentity !== options.identity;

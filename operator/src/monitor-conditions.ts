@@ -18,10 +18,6 @@ export function setCondition(
     : [...list, updated];
 }
 
-export function findCondition(status: MonitorResourceStatus | undefined, type: string) {
-  return status?.conditions?.find((condition) => condition.type === type);
-}
-
 /**
  * Whether two statuses say the same: key order and condition order do not matter (the API server and JSON text
  * disagree on both), so only a real change causes a write.

@@ -16,7 +16,7 @@ export interface MonitorEvents {
   record(resource: MonitorResource, event: MonitorEvent): Promise<void>;
 }
 
-export const EVENT_SOURCE = 'meerkat-operator';
+const EVENT_SOURCE = 'meerkat-operator';
 
 export function kubeMonitorEvents(kubeConfig: KubeConfig, log: Logger): MonitorEvents {
   const core = kubeConfig.makeApiClient(CoreV1Api);

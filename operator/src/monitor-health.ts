@@ -15,8 +15,8 @@ export interface MonitorHealthFigures {
 
 /** What the status says of the latest run beyond the figures (read from the run itself when it failed). */
 export interface LastRunDetails {
-  error?: string;
-  url?: string;
+  error?: string | undefined;
+  url?: string | undefined;
 }
 
 const HEALTH_VALUES = ['healthy', 'degraded', 'failing'] as const;

@@ -29,9 +29,6 @@ export const conditionSchema = z
   .meta({ id: 'Condition' });
 export type Condition = z.infer<typeof conditionSchema>;
 
-export const MONITOR_CONDITION_TYPES = ['Synced', 'Healthy', 'HubReachable'] as const;
-export type MonitorConditionType = (typeof MONITOR_CONDITION_TYPES)[number];
-
 /** Annotations a person sets to ask the operator for something now; any new value asks again. */
 export const RUN_NOW_ANNOTATION = 'meerkat.dev/run-now';
 export const SYNC_NOW_ANNOTATION = 'meerkat.dev/sync-now';
@@ -81,8 +78,11 @@ export const monitorResourceStatusSchema = z
           '(credentials redacted, at most 512 characters).',
       }),
     lastRunUrl: z.string().optional().meta({
+      description: 'lastRunUrl: optional. The run’s page in the hub’s web console (docs/console.md).',
+    }),
+    consoleUrl: z.string().optional().meta({
       description:
-        'lastRunUrl: optional. The run in the hub’s API (GET, with an API key of the organization).',
+        'consoleUrl: optional. The monitor’s page in the hub’s web console: uptime, latency, runs and rules.',
     }),
     runNow: z
       .object({

@@ -4,7 +4,7 @@
 // silently stopped delivering is replaced, and every resource gets reconciled again (which repairs hub drift).
 import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { kubeStatusOf } from '../../hub/src/jobs/kube-status.js';
+import { kubeStatusOf } from '../../hub/src/kube/kube-status.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,

@@ -1,9 +1,9 @@
-// The operator's own Prometheus series, in the process's registry (hub/src/metrics/prometheus/metrics-registry.ts),
+// The operator's own Prometheus series, in the process's registry (hub/src/system/metrics-registry.ts),
 // so one scrape of METRICS_PORT says how often reconciles run, fail and how long they take, whether this replica
 // leads, how long the queue is, how many Monitors are in each condition, whether the hub answers, and how often
 // the Monitor watch restarts (failures) or relists (planned).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../../hub/src/metrics/prometheus/metrics-registry.js';
+import { METRIC_PREFIX } from '../../hub/src/system/metrics-registry.js';
 
 /** What the gauges read at scrape time. */
 export interface OperatorGaugeSources {

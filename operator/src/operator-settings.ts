@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { InvalidSettingError } from '../../hub/src/config/settings.js';
+import { InvalidSettingError } from '../../hub/src/config/invalid-setting-error.js';
 import { parseProjectPolicy } from './project-tenancy.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65_535).default(fallback);

@@ -15,7 +15,7 @@ export interface ProjectPolicy {
 
 const ANY = '*';
 
-export class InvalidProjectMappingError extends Error {
+class InvalidProjectMappingError extends Error {
   constructor(readonly entry: string) {
     super(`"${entry}" is not namespace=project[,project...]`);
     this.name = new.target.name;

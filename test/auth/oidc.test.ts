@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
 import { openMemoryDatabase } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
-import { createApp } from '../../hub/src/http/app.js';
+import { createApp } from '../../hub/src/server/app.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
 
@@ -76,7 +76,8 @@ function buildProvider(issuer: string, keys: SigningKey[]) {
         }),
       },
     },
-    extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => CLIENT_CLAIMS[token.clientId ?? ''],
+    extraTokenClaims: (_ctx: unknown, token: { clientId?: string | undefined }) =>
+      CLIENT_CLAIMS[token.clientId ?? ''],
   });
 }
 

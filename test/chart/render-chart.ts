@@ -28,7 +28,7 @@ export interface RenderedChart {
 let rendererPath: string | undefined;
 
 /** Builds the renderer once per test process (cached across runs by scripts under test/chart). */
-export function chartRenderer(): string {
+function chartRenderer(): string {
   rendererPath ??= execFileSync('bash', [fileURLToPath(new URL('build-renderer.sh', import.meta.url))], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

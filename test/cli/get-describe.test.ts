@@ -7,17 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { freePort, runMeerkat } from '../harness/processes.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { monitorDefinition } from '../harness/monitors.js';
 import { seedIntegrationsForEveryChannel } from '../notifications/notification-fixtures.js';
 
-const monitorBody = {
-  project: 'shop',
+const monitorBody = monitorDefinition({
   name: 'cart',
-  version: '1.0',
-  environment: 'production',
   frequency: { every: 1, unit: 'HOUR' },
   nodes: [{ id: 'w', type: 'WAIT', duration_ms: 1 }],
-  edges: [],
-};
+});
 
 // Each CLI process starts tsx and loads the sources: seconds apiece on a busy machine.
 describe('meerkat get, describe and trigger', { timeout: 180_000 }, () => {

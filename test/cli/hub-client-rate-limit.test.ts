@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHubClient, HubRequestError } from '../../hub/src/cli/hub-client.js';
+import { createHubClient, HubRequestError } from '../../hub/src/client/hub-client.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 
 // The runner Jobs, the operator and `meerkat apply` talk to the hub through this client: a burst past the hub's

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSettingError, loadSettings } from '../../hub/src/config/settings.js';
+import { InvalidSettingError } from '../../hub/src/config/invalid-setting-error.js';
+import { loadSettings } from '../../hub/src/config/settings.js';
 
 const key = 'a'.repeat(64);
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../hub/src/egress/egress-policy.js';
 import { createInProcessDeliveryQueue } from '../../hub/src/notifications/in-process-delivery-queue.js';
-import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
+import { startNotifier } from '../../hub/src/server/start-notifier.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import {

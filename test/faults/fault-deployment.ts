@@ -12,9 +12,9 @@ import { freePort, meerkatBin, runMeerkat, startMeerkat, type MeerkatProcess } f
 import type { CountingTarget } from './counting-target.js';
 import type { RecordedRun, Schedule } from './slot-accounting.js';
 
-export const ORGANIZATION = 'acme';
+const ORGANIZATION = 'acme';
 /** The shortest frequency the contract allows: 10 seconds. */
-export const EVERY_TEN_SECONDS = { every: 1 / 6, unit: 'MINUTE' } as const;
+const EVERY_TEN_SECONDS = { every: 1 / 6, unit: 'MINUTE' } as const;
 export const TEN_SECONDS_MS = 10_000;
 
 export type ProcessKind = 'hub' | 'scheduler' | 'worker';
@@ -143,7 +143,7 @@ async function readRuns(url: string): Promise<RecordedRun[]> {
 }
 
 /** Kills a process that still runs (SIGKILL) and waits for its end. */
-export async function killProcess(process: MeerkatProcess): Promise<void> {
+async function killProcess(process: MeerkatProcess): Promise<void> {
   const { child } = process.process;
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,6 +1,7 @@
 // Per-test-file isolation: each file gets its own database on the server that global-setup provides,
 // so test files can run in parallel without seeing each other's rows.
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { databaseUrl, dropDatabase, onAdminDatabase } from './postgres-admin.js';
 
@@ -42,4 +43,55 @@ export function testRedisUrlOnDatabase(database: number): string {
   const url = new URL(testRedisUrl());
   url.pathname = `/${database}`;
   return url.toString();
+}
+
+/** A key prefix no other test uses, for queues made in the test process (BullMQ `prefix`). */
+export function testRedisPrefix(): string {
+  return `test-${randomBytes(6).toString('hex')}`;
+}
+
+/** Redis's default database count; database 0 is shared, the rest are handed out by claimRedisDatabase. */
+const REDIS_DATABASES = 16;
+const CLAIM_SECONDS = 3600;
+
+export interface ClaimedRedisDatabase {
+  url: string;
+  /** Empties the database and gives it back. */
+  release(): Promise<void>;
+}
+
+/**
+ * A Redis database of the caller's own, emptied, for tests whose processes use the default queue names
+ * (`runs:default`, `notifications`) that other test files' workers consume on database 0. Claims are keys on
+ * database 0 (SET NX, expiring in an hour should a run die), so parallel test files never share one; no file
+ * picks a number by hand.
+ */
+export async function claimRedisDatabase(): Promise<ClaimedRedisDatabase> {
+  const owner = randomBytes(6).toString('hex');
+  const shared = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+  try {
+    for (let database = 1; database < REDIS_DATABASES; database += 1) {
+      const claimKey = `meerkat-test:redis-database:${database}`;
+      if ((await shared.set(claimKey, owner, 'EX', CLAIM_SECONDS, 'NX')) !== 'OK') continue;
+      const url = testRedisUrlOnDatabase(database);
+      const own = new Redis(url, { maxRetriesPerRequest: 1 });
+      await own.flushdb().finally(() => own.disconnect());
+      return {
+        url,
+        async release() {
+          const again = new Redis(url, { maxRetriesPerRequest: 1 });
+          await again.flushdb().finally(() => again.disconnect());
+          const claims = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+          try {
+            if ((await claims.get(claimKey)) === owner) await claims.del(claimKey);
+          } finally {
+            claims.disconnect();
+          }
+        },
+      };
+    }
+    throw new Error(`every Redis database 1-${REDIS_DATABASES - 1} of the test server is claimed`);
+  } finally {
+    shared.disconnect();
+  }
 }

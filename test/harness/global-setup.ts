@@ -230,7 +230,7 @@ export interface TestServices {
   databaseUrl: string;
   redisUrl: string;
   /** Process ids of the servers this started (none for external ones), for CPU accounting in benchmarks. */
-  pids: { postgres?: number; redis?: number };
+  pids: { postgres?: number | undefined; redis?: number | undefined };
   stop(): Promise<void>;
 }
 

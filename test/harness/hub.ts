@@ -9,28 +9,26 @@ import {
   hashApiKey,
   type ApiKeyEntry,
 } from '../../hub/src/auth/api-keys.js';
-import type { Role } from '../../hub/src/auth/principal.js';
+import type { Role } from '../../hub/src/contract/roles.js';
 import {
   createCredentialCipher,
   generateCredentialKey,
   type CredentialCipher,
 } from '../../hub/src/crypto/credential-cipher.js';
-import { openDatabase, pingDatabase, type Db } from '../../hub/src/db/database.js';
+import { openDatabase, type Db } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
+import type { ConsoleSettings } from '../../hub/src/console/console.routes.js';
 import type { EgressPolicies } from '../../hub/src/egress/egress-policies.js';
-import { createApp } from '../../hub/src/http/app.js';
-import { listen } from '../../hub/src/server/listen.js';
-import type { RateLimitSettings } from '../../hub/src/http/rate-limit.js';
+import { createApp } from '../../hub/src/server/app.js';
+import { readinessChecks } from '../../hub/src/server/components.js';
+import { listen } from '../../hub/src/http/listen.js';
+import type { RateLimitSettings } from '../../hub/src/server/rate-limit.js';
 import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
 import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
-import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
-import { scheduleDependant } from '../../hub/src/scheduling/schedule-dependant.js';
-import { notificationRuleDependant } from '../../hub/src/notifications/rule-sync.js';
+import type { RunQueue } from '../../hub/src/runs/run-queue.js';
 import type { SlackSettings } from '../../hub/src/slack/slack-settings.js';
-import { systemClock } from '../../hub/src/system/clock.js';
 import type { Clock } from '../../hub/src/system/clock.js';
-import type { ReadinessCheck } from '../../hub/src/system/system.routes.js';
 import { createTestDatabase, testRedisUrl } from './database.js';
 import { loopbackEgressPolicies } from './egress.js';
 
@@ -83,6 +81,8 @@ export interface TestHubOptions {
   rateLimits?: RateLimitSettings;
   /** What saved monitors and integrations may target; loopback allowed (test/harness/egress.ts) when absent. */
   egress?: EgressPolicies;
+  /** The web console's sign-in settings and build folder; api-key sign-in and web/dist when absent. */
+  console?: ConsoleSettings;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -104,9 +104,6 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
       : new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   redis?.on('error', () => undefined);
   await redis?.connect().catch(() => undefined);
-  const readiness: ReadinessCheck[] = [{ name: 'database', required: true, check: () => pingDatabase(db) }];
-  if (redis !== undefined)
-    readiness.push({ name: 'redis', required: false, check: async () => void (await redis.ping()) });
 
   const cipher = createCredentialCipher(generateCredentialKey());
   const secrets = options.secrets?.(db) ?? createLocalSecretStore({ db, cipher });
@@ -118,13 +115,13 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     cipher,
     secrets,
     runQueue: options.runQueue ?? createInProcessRunQueue({ log }),
-    monitorDependants: [notificationRuleDependant(systemClock), scheduleDependant],
-    readiness,
+    readiness: readinessChecks(db, redis),
     locations: testLocations,
     egress: options.egress ?? loopbackEgressPolicies,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.console ? { console: options.console } : {}),
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),

@@ -31,7 +31,7 @@ export function databaseUrl(serverUrl: string, name: string): string {
  * pg's pool.end() resolves before its connections have closed on the server. Dropping WITH (FORCE) meanwhile
  * terminates them, and the closing clients report that as an unhandled error; so wait for them to leave first.
  */
-export async function waitForDisconnects(client: pg.Client, name: string): Promise<void> {
+async function waitForDisconnects(client: pg.Client, name: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const { rows } = await client.query<{ connected: number }>(
       'select count(*)::int as connected from pg_stat_activity where datname = $1',

@@ -38,7 +38,7 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-export const prometheusBinary = 'prometheus';
+const prometheusBinary = 'prometheus';
 
 /** Whether `prometheus` is on PATH; a test that needs it fails with how to get it (never skips). */
 export function prometheusFound(): boolean {

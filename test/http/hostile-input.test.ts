@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorMiddleware } from '../../hub/src/http/error-middleware.js';
-import { listen } from '../../hub/src/server/listen.js';
+import { listen } from '../../hub/src/http/listen.js';
 import { validMonitor } from '../monitors/fixtures.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 

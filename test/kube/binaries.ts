@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 export const KUBE_VERSION = 'v1.20.2';
-export const BUILD_COMMAND = 'npm run kube:build';
+const BUILD_COMMAND = 'npm run kube:build';
 
 export interface KubeBinaries {
   etcd: string;
@@ -15,7 +15,7 @@ export interface KubeBinaries {
 }
 
 /** Same rule as the build script: ${XDG_CACHE_HOME:-$HOME/.cache}/meerkat/kubernetes-<version>. */
-export function kubeCacheDir(): string {
+function kubeCacheDir(): string {
   const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(cacheRoot, 'meerkat', `kubernetes-${KUBE_VERSION}`);
 }

@@ -155,9 +155,9 @@ async function waitUntilAuthorized(
     const [resource, subresource] = (rule.resources?.[0] ?? '').split('/');
     const resourceAttributes = {
       ...(clusterWide ? {} : { namespace }),
-      verb: rule.verbs[0],
+      verb: rule.verbs[0] ?? '',
       group: rule.apiGroups?.[0] ?? '',
-      resource,
+      resource: resource ?? '',
       ...(subresource ? { subresource } : {}),
     };
     await eventually(`RBAC granting ${user} ${JSON.stringify(resourceAttributes)}`, async () => {

@@ -5,7 +5,7 @@ import { migrations } from '../../hub/src/db/migrations/index.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
 import { latestRuns } from '../../hub/src/metrics/latest-runs.repository.js';
 import type { MonitorMetrics, MonitorMetricsRow } from '../../hub/src/metrics/metrics.schema.js';
-import { deleteExpiredRuns } from '../../hub/src/worker/maintenance.js';
+import { deleteExpiredRuns } from '../../hub/src/scheduling/run-retention.js';
 import { createTestDatabase } from '../harness/database.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { at, getData, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';

@@ -9,30 +9,14 @@ import { rollupHook } from '../../hub/src/metrics/rollup-hook.js';
 import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-finished.js';
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import type { Caller, TestHub } from '../harness/hub.js';
+import { monitorDefinition } from '../harness/monitors.js';
 
 /** 2026-01-10T12:00:00Z; `at('11:30')` is that day at 11:30 UTC. */
 export const NOW = new Date('2026-01-10T12:00:00Z');
 export const at = (time: string) => new Date(`2026-01-10T${time}:00Z`);
 
 export function monitorBody(name: string, environment = 'production') {
-  return {
-    project: 'shop',
-    name,
-    version: '1.0',
-    environment,
-    frequency: { every: 5, unit: 'MINUTE' },
-    nodes: [
-      {
-        id: 'get',
-        type: 'HTTP_REQUEST',
-        method: 'GET',
-        base: 'http://127.0.0.1:9',
-        path: '/',
-        response_format: 'JSON',
-      },
-    ],
-    edges: [],
-  };
+  return monitorDefinition({ name, environment });
 }
 
 export interface KnownRun {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricsService, type MetricsService } from '../../hub/src/metrics/metrics.service.js';
-import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-registry.js';
+import { createMetricsRegistry } from '../../hub/src/system/metrics-registry.js';
 import { registerMonitorHealthMetrics } from '../../hub/src/metrics/prometheus/monitor-health-metrics.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { at, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
 import { renderChart } from '../chart/render-chart.js';
-import { createTestDatabase, testRedisUrlOnDatabase, type TestDatabase } from '../harness/database.js';
+import {
+  claimRedisDatabase,
+  createTestDatabase,
+  type ClaimedRedisDatabase,
+  type TestDatabase,
+} from '../harness/database.js';
 import { eventually } from '../harness/eventually.js';
 import {
   freePort,
@@ -38,6 +43,7 @@ const everyTenSeconds = (id: string, name: string, base: string, path: string) =
 
 describe('the chart’s alerts in a real Prometheus scraping real Meerkat processes', () => {
   let database: TestDatabase;
+  let redisDatabase: ClaimedRedisDatabase | undefined;
   let receiver: Receiver;
   let processes: MeerkatProcess[] = [];
   let prometheus: RunningPrometheus;
@@ -51,11 +57,12 @@ describe('the chart’s alerts in a real Prometheus scraping real Meerkat proces
   beforeAll(async () => {
     expect(prometheusFound(), "prometheus not found: install Debian's prometheus package").toBe(true);
     database = await createTestDatabase({ migrated: true });
+    redisDatabase = await claimRedisDatabase();
     receiver = await startReceiver();
     const key = generateApiKey();
     const env = {
       DATABASE_URL: database.url,
-      REDIS_URL: testRedisUrlOnDatabase(9),
+      REDIS_URL: redisDatabase.url,
       AUTH_API_KEYS: `acme:admin:${hashApiKey(key)}`,
       SECRETS_KEY: 'ef'.repeat(32),
     };
@@ -133,6 +140,7 @@ describe('the chart’s alerts in a real Prometheus scraping real Meerkat proces
   afterAll(async () => {
     await prometheus?.stop();
     await Promise.all([...processes.map((p) => p.process.stop()), operator?.stop()]);
+    await redisDatabase?.release();
     await receiver?.close();
     await database?.drop();
     if (kubeDir !== undefined) rmSync(kubeDir, { recursive: true, force: true });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
-import { createTestDatabase, testRedisUrlOnDatabase, type TestDatabase } from '../harness/database.js';
+import {
+  claimRedisDatabase,
+  createTestDatabase,
+  type ClaimedRedisDatabase,
+  type TestDatabase,
+} from '../harness/database.js';
 import { eventually } from '../harness/eventually.js';
 import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
 import { apiCaller, produceActivity, startReceiver, type Receiver } from './live-activity.js';
@@ -10,6 +15,7 @@ import { samplesOf, type Sample } from './prometheus-samples.js';
 // database and one Redis, with the real activity of live-activity.ts.
 describe('Prometheus figures across two hub replicas, a scheduler and a worker', () => {
   let database: TestDatabase;
+  let redisDatabase: ClaimedRedisDatabase | undefined;
   let receiver: Receiver;
   let processes: MeerkatProcess[] = [];
   const scrape = async (name: string) => {
@@ -31,12 +37,13 @@ describe('Prometheus figures across two hub replicas, a scheduler and a worker',
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrated: true });
+    redisDatabase = await claimRedisDatabase();
     receiver = await startReceiver();
     const key = generateApiKey();
     processes = await startMeerkatProcesses(
       {
         DATABASE_URL: database.url,
-        REDIS_URL: testRedisUrlOnDatabase(7),
+        REDIS_URL: redisDatabase.url,
         AUTH_API_KEYS: `acme:admin:${hashApiKey(key)}`,
         SECRETS_KEY: 'cd'.repeat(32),
       },
@@ -57,6 +64,7 @@ describe('Prometheus figures across two hub replicas, a scheduler and a worker',
   }, 120_000);
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.process.stop()));
+    await redisDatabase?.release();
     await receiver.close();
     await database.drop();
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupHook } from '../../hub/src/metrics/rollup-hook.js';
-import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-registry.js';
+import { createMetricsRegistry } from '../../hub/src/system/metrics-registry.js';
 import { listMonitorCatalog } from '../../hub/src/metrics/prometheus/monitor-catalog.repository.js';
 import {
   createRunOutcomeMetrics,

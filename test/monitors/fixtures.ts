@@ -1,41 +1,16 @@
 // A small valid monitor definition that tests copy and change one thing in.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { getNode, monitorDefinition, statusAssertionNode, type MonitorBody } from '../harness/monitors.js';
 
-export type Definition = Record<string, unknown> & {
-  nodes: Array<Record<string, unknown>>;
-  edges: Array<{ from: string; to: string }>;
-  notifications?: Array<Record<string, unknown>>;
-};
+export type Definition = MonitorBody;
 
 export function validMonitor(overrides: Record<string, unknown> = {}): Definition {
-  return {
-    project: 'shop',
-    name: 'checkout',
-    version: '1.0',
-    environment: 'production',
-    frequency: { every: 5, unit: 'MINUTE' },
+  return monitorDefinition({
     nodes: [
-      {
-        id: 'cart',
-        type: 'HTTP_REQUEST',
-        method: 'GET',
-        base: 'https://api.example.com',
-        path: '/cart',
-        response_format: 'JSON',
-      },
+      getNode('cart', 'https://api.example.com', '/cart'),
       { id: 'pause', type: 'WAIT', duration_ms: 100 },
-      {
-        id: 'verify',
-        type: 'ASSERTION',
-        assertions: [
-          {
-            nodeId: 'cart',
-            subject: 'status',
-            predicate: { type: 'binary', operator: 'EQUAL', expected: 200 },
-          },
-        ],
-      },
+      statusAssertionNode('verify', 'cart', 200),
     ],
     edges: [
       { from: 'cart', to: 'pause' },
@@ -43,7 +18,7 @@ export function validMonitor(overrides: Record<string, unknown> = {}): Definitio
     ],
     notifications: [{ trigger: { type: 'run_failed' }, routing: { channelType: 'webhook' } }],
     ...overrides,
-  };
+  });
 }
 
 /** The monitor samples of config/samples/monitors, in the API form (resources unwrapped). */

@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-registry.js';
-import { createNotificationDeliveryMetrics } from '../../hub/src/metrics/prometheus/notification-delivery-metrics.js';
+import { createMetricsRegistry } from '../../hub/src/system/metrics-registry.js';
+import { createNotificationDeliveryMetrics } from '../../hub/src/notifications/notification-delivery-metrics.js';
 import { createBullmqDeliveryQueue } from '../../hub/src/notifications/bullmq-delivery-queue.js';
-import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
-import { testRedisUrl } from '../harness/database.js';
+import { startNotifier } from '../../hub/src/server/start-notifier.js';
+import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 import { loopbackEgress } from '../harness/egress.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
@@ -145,7 +144,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
       components: { db: hub.db, cipher: hub.cipher },
       deliveries: createBullmqDeliveryQueue({
         redisUrl: testRedisUrl(),
-        prefix: `test-${randomBytes(6).toString('hex')}`,
+        prefix: testRedisPrefix(),
         backoffMs: 20,
       }),
       onDeliveryAttempt: createNotificationDeliveryMetrics(registry),

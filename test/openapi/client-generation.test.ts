@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../hub/src/openapi/document.js';
+import { buildOpenApiDocument } from '../../hub/src/server/openapi-document.js';
 
 const run = promisify(execFile);
 const bin = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));

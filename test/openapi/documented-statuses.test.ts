@@ -1,7 +1,7 @@
 // Every answer the hub gives is one the document lists for that operation: malformed path parameters, unknown
 // ids, missing credentials and unserved methods are sent to the real app, and each status is looked up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../hub/src/openapi/document.js';
+import { buildOpenApiDocument } from '../../hub/src/server/openapi-document.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 
 const document = buildOpenApiDocument('1.2.3');

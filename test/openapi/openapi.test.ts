@@ -1,6 +1,6 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../hub/src/openapi/document.js';
+import { buildOpenApiDocument } from '../../hub/src/server/openapi-document.js';
 
 type Document = ReturnType<typeof buildOpenApiDocument>;
 type OperationLike = { operationId?: string; tags?: string[] };

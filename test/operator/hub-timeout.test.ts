@@ -2,7 +2,7 @@
 // with Synced=True): every call of the operator's hub client fails after its timeout, as an unreachable hub.
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHubClient } from '../../hub/src/cli/hub-client.js';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
 import { describeHubFailure, isHubRejection } from '../../operator/src/hub-availability.js';
 
 const sockets = new Set<Socket>();

@@ -7,7 +7,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1ClusterRole } from
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { parse } from 'yaml';
-import { createHubClient } from '../../hub/src/cli/hub-client.js';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,
@@ -109,7 +109,7 @@ export function setUpOperatorTests(namespacePrefix: string): OperatorTests {
 }
 
 /** A ServiceAccount in namespace bound only to config/rbac/operator-clusterrole.yaml (renamed for this file). */
-export function operatorKubeConfig(namespace: string): Promise<KubeConfig> {
+function operatorKubeConfig(namespace: string): Promise<KubeConfig> {
   const role = parse(
     readFileSync(new URL('../../config/rbac/operator-clusterrole.yaml', import.meta.url), 'utf8'),
   ) as V1ClusterRole;

@@ -4,7 +4,7 @@
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createHubClient } from '../../hub/src/cli/hub-client.js';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,

@@ -4,7 +4,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-resource.js';
-import { startMetricsServer } from '../../hub/src/metrics/prometheus/metrics-server.js';
+import { startMetricsServer } from '../../hub/src/http/metrics-server.js';
 import { startHealthServer } from '../../operator/src/health-server.js';
 import type { OperatorOptions } from '../../operator/src/start-operator.js';
 import { eventually } from '../kube/test-cluster.js';

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
-import { testRedisUrlOnDatabase } from '../harness/database.js';
+import { claimRedisDatabase, type ClaimedRedisDatabase } from '../harness/database.js';
 import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
 import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-resource.js';
 import { RUN_NOW_ANNOTATION, SYNC_NOW_ANNOTATION } from '../../operator/src/monitor-resource-status.js';
@@ -25,11 +25,13 @@ const setup = setUpOperatorTests('operator-status');
 // operator reads), on the same database as the test hub the operator talks to.
 const runnerKey = generateApiKey();
 let reportingHub: MeerkatProcess | undefined;
+let redisDatabase: ClaimedRedisDatabase | undefined;
 beforeAll(async () => {
+  redisDatabase = await claimRedisDatabase();
   [reportingHub] = await startMeerkatProcesses(
     {
       DATABASE_URL: setup.hub.databaseUrl,
-      REDIS_URL: testRedisUrlOnDatabase(11),
+      REDIS_URL: redisDatabase.url,
       AUTH_API_KEYS: `acme:service:${hashApiKey(runnerKey)}`,
       SECRETS_KEY: 'ef'.repeat(32),
       LOCATIONS: 'default,eu-west,us-east',
@@ -37,7 +39,10 @@ beforeAll(async () => {
     [{ name: 'hub', args: ['hub'], ready: /hub API listening/ }],
   );
 });
-afterAll(async () => reportingHub?.process.stop());
+afterAll(async () => {
+  await reportingHub?.process.stop();
+  await redisDatabase?.release();
+});
 
 function asRunner(method: string, path: string, body?: unknown) {
   return fetch(new URL(path, reportingHub?.url), {

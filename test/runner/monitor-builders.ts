@@ -6,6 +6,7 @@ import {
   type MonitorDefinitionInput,
 } from '../../hub/src/contract/monitor-definition.js';
 import type { SecretReader } from '../../hub/src/secrets/secret-store.js';
+import { monitorDefinition } from '../harness/monitors.js';
 
 type NodeInput = MonitorDefinitionInput['nodes'][number];
 type HttpNodeInput = Extract<NodeInput, { type: 'HTTP_REQUEST' }>;
@@ -15,15 +16,16 @@ export function monitorOf(
   edges: Array<[string, string]> = [],
   environment = 'default',
 ): MonitorDefinition {
-  return monitorDefinitionSchema.parse({
-    project: 'runner-tests',
-    name: 'under-test',
-    version: '1.0',
-    environment,
-    frequency: { every: 1, unit: 'MINUTE' },
-    nodes,
-    edges: edges.map(([from, to]) => ({ from, to })),
-  });
+  return monitorDefinitionSchema.parse(
+    monitorDefinition({
+      project: 'runner-tests',
+      name: 'under-test',
+      environment,
+      frequency: { every: 1, unit: 'MINUTE' },
+      nodes,
+      edges: edges.map(([from, to]) => ({ from, to })),
+    }),
+  );
 }
 
 export function httpNode(

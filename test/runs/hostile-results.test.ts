@@ -16,7 +16,7 @@ import type { RunFinishedHook } from '../../hub/src/runs/run-finished.js';
 import { insertRuns, type RunRow } from '../../hub/src/runs/run.repository.js';
 import { systemClock } from '../../hub/src/system/clock.js';
 import { createWorkerExecutor } from '../../hub/src/worker/worker-executor.js';
-import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { startWorker } from '../../hub/src/server/start-worker.js';
 import { loopbackEgress } from '../harness/egress.js';
 import { databaseEngines } from '../harness/engines.js';
 import { eventually } from '../harness/eventually.js';

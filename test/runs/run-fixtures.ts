@@ -1,17 +1,17 @@
 // A local HTTP target and a real worker/scheduler setup on the test Redis, for the run tests.
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadSettings, type Settings } from '../../hub/src/config/settings.js';
 import type { Db } from '../../hub/src/db/database.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
-import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import type { RunQueue } from '../../hub/src/runs/run-queue.js';
 import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
 import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
 import type { Components } from '../../hub/src/server/components.js';
-import { testRedisUrl } from '../harness/database.js';
+import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
+import { getNode, monitorDefinition, statusAssertionNode } from '../harness/monitors.js';
 import { LOOPBACK_CIDRS } from '../harness/egress.js';
 
 export interface Target {
@@ -43,11 +43,11 @@ export async function startTarget(): Promise<Target> {
   };
 }
 
-/** A BullMQ run queue under a prefix of its own, so parallel test files never share queues. */
-export function testRunQueue(): RunQueue {
+/** A BullMQ run queue under a prefix of its own (or `prefix`), so parallel test files never share queues. */
+export function testRunQueue(prefix = testRedisPrefix()): RunQueue {
   return createBullmqRunQueue({
     redisUrl: testRedisUrl(),
-    prefix: `test-${randomBytes(6).toString('hex')}`,
+    prefix,
     log: silentLog,
     retrySeconds: 10,
   });
@@ -83,34 +83,11 @@ export function testComponents(db: Db, runQueue: RunQueue, secrets?: SecretStore
 export const silentLog = pino({ level: 'silent' });
 
 export function monitorAgainst(target: Target, overrides: Record<string, unknown> = {}) {
-  return {
-    project: 'shop',
+  return monitorDefinition({
     name: 'target-ok',
-    version: '1.0',
-    environment: 'production',
     frequency: { every: 1, unit: 'HOUR' },
-    nodes: [
-      {
-        id: 'get',
-        type: 'HTTP_REQUEST',
-        method: 'GET',
-        base: target.url,
-        path: '/ok',
-        response_format: 'JSON',
-      },
-      {
-        id: 'check',
-        type: 'ASSERTION',
-        assertions: [
-          {
-            nodeId: 'get',
-            subject: 'status',
-            predicate: { type: 'binary', operator: 'EQUAL', expected: 200 },
-          },
-        ],
-      },
-    ],
+    nodes: [getNode('get', target.url, '/ok'), statusAssertionNode('check', 'get', 200)],
     edges: [{ from: 'get', to: 'check' }],
     ...overrides,
-  };
+  });
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteExpiredRuns, reapStuckRuns } from '../../hub/src/worker/maintenance.js';
-import { startWorker } from '../../hub/src/worker/start-worker.js';
-import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import { deleteExpiredRuns } from '../../hub/src/scheduling/run-retention.js';
+import { reapStuckRuns } from '../../hub/src/worker/run-reaper.js';
+import { startWorker } from '../../hub/src/server/start-worker.js';
+import type { RunQueue } from '../../hub/src/runs/run-queue.js';
 import { testRedisUrl } from '../harness/database.js';
 import { LOOPBACK_CIDRS } from '../harness/egress.js';
 import { eventually } from '../harness/eventually.js';

@@ -9,7 +9,7 @@ import {
   PARTITION_DAYS_AHEAD,
 } from '../../hub/src/runs/run-partitions.js';
 import { insertScheduledRun } from '../../hub/src/runs/run.repository.js';
-import { deleteExpiredRuns } from '../../hub/src/worker/maintenance.js';
+import { deleteExpiredRuns } from '../../hub/src/scheduling/run-retention.js';
 import { databaseEngines } from '../harness/engines.js';
 import { DAY_MS, insertMonitorRow, scheduledRunRow as scheduledRun, today } from './run-rows.js';
 

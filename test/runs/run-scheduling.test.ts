@@ -1,15 +1,18 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
 import { drainScheduleOutbox, reconcileAllSchedules } from '../../hub/src/scheduling/schedule-reconciler.js';
-import type { DeliveredRunJob, RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import type { DeliveredRunJob, RunJobData, RunQueue } from '../../hub/src/runs/run-queue.js';
 import { desiredSchedules, latestSlotMs } from '../../hub/src/scheduling/schedules.js';
-import { startScheduler } from '../../hub/src/scheduling/start-scheduler.js';
+import { startScheduler } from '../../hub/src/server/start-scheduler.js';
 import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
 import { systemClock } from '../../hub/src/system/clock.js';
 import { createRunJobHandler } from '../../hub/src/worker/run-job-handler.js';
 import { createWorkerExecutor } from '../../hub/src/worker/worker-executor.js';
 import { loopbackEgress } from '../harness/egress.js';
-import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { startWorker } from '../../hub/src/server/start-worker.js';
+import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import {
@@ -28,9 +31,25 @@ describe('scheduled runs on BullMQ', () => {
   let hub: TestHub;
   let target: Target;
   let queue: RunQueue;
+  const prefix = testRedisPrefix();
+  /** The jobs of a monitor the `default` queue still holds, read from BullMQ itself. */
+  const jobsOfMonitor = (monitorId: string) => {
+    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const bullmq = new Queue<RunJobData>('default', { connection, prefix });
+    return {
+      pendingJobs: async () =>
+        (await bullmq.getJobs(['waiting', 'delayed', 'prioritized', 'active'])).filter(
+          (job) => job.data.monitorId === monitorId,
+        ),
+      async close() {
+        await bullmq.close();
+        connection.disconnect();
+      },
+    };
+  };
   beforeAll(async () => {
     target = await startTarget();
-    queue = testRunQueue();
+    queue = testRunQueue(prefix);
     hub = await startTestHub({ runQueue: queue });
   });
   afterAll(async () => {
@@ -54,6 +73,7 @@ describe('scheduled runs on BullMQ', () => {
     });
     const settings = workerSettings();
     const components = testComponents(hub.db, queue);
+    const ticker = jobsOfMonitor('ticker');
     const scheduler = await startScheduler({ settings, log: silentLog, components });
     const worker = startWorker({
       settings,
@@ -77,12 +97,15 @@ describe('scheduled runs on BullMQ', () => {
           ? undefined
           : true,
       );
+      // No scheduler, and no job of the monitor left waiting, delayed or running: no run can come any more.
+      await eventually(async () => ((await ticker.pendingJobs()).length === 0 ? true : undefined));
       const hitsAfterDelete = target.hits.length;
-      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      expect(await ticker.pendingJobs()).toEqual([]);
       expect(target.hits.length).toBe(hitsAfterDelete);
     } finally {
       await worker.close();
       await scheduler.close();
+      await ticker.close();
     }
   }, 90_000);
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { startWorker } from '../../hub/src/server/start-worker.js';
 import { capturedLog } from '../harness/captured-log.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHubClient } from '../../hub/src/cli/hub-client.js';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
 import { executeRemoteRun } from '../../hub/src/jobs/remote-run.js';
 import { capturedLog } from '../harness/captured-log.js';
 import { loopbackEgress } from '../harness/egress.js';

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
 import type { MonitorMetrics } from '../../hub/src/metrics/metrics.schema.js';
-import { createTestDatabase, testRedisUrlOnDatabase, type TestDatabase } from '../harness/database.js';
+import {
+  claimRedisDatabase,
+  createTestDatabase,
+  type ClaimedRedisDatabase,
+  type TestDatabase,
+} from '../harness/database.js';
 import { eventually } from '../harness/eventually.js';
 import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
 import {
@@ -19,6 +24,7 @@ import { samplesOf } from '../metrics/prometheus-samples.js';
 // test plays its runner over the API; a worker serves only `default`, and delivers the notification.
 describe('a result reported through the API by a runner', () => {
   let database: TestDatabase;
+  let redisDatabase: ClaimedRedisDatabase | undefined;
   let receiver: Receiver;
   let processes: MeerkatProcess[] = [];
   let hubUrl = '';
@@ -28,11 +34,12 @@ describe('a result reported through the API by a runner', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrated: true });
+    redisDatabase = await claimRedisDatabase();
     receiver = await startReceiver();
     processes = await startMeerkatProcesses(
       {
         DATABASE_URL: database.url,
-        REDIS_URL: testRedisUrlOnDatabase(8),
+        REDIS_URL: redisDatabase.url,
         AUTH_API_KEYS: `acme:admin:${hashApiKey(admin)},acme:service:${hashApiKey(runner)}`,
         SECRETS_KEY: 'ef'.repeat(32),
         LOCATIONS: 'default,remote',
@@ -47,6 +54,7 @@ describe('a result reported through the API by a runner', () => {
   });
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.process.stop()));
+    await redisDatabase?.release();
     await receiver.close();
     await database.drop();
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { startWorker } from '../../hub/src/worker/start-worker.js';
+import { startWorker } from '../../hub/src/server/start-worker.js';
 import {
   monitorAgainst,
   silentLog,
@@ -11,7 +11,7 @@ import {
   workerSettings,
   type Target,
 } from './run-fixtures.js';
-import type { RunQueue } from '../../hub/src/scheduling/run-queue.js';
+import type { RunQueue } from '../../hub/src/runs/run-queue.js';
 
 interface RunAnswer {
   id: string;

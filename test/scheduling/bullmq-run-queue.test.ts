@@ -1,91 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { deliveriesFor, retryDelayMs } from '../../hub/src/scheduling/job-retries.js';
-import type { DeliveredRunJob, DropReason } from '../../hub/src/scheduling/run-queue.js';
-import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
 import { capturedLog } from '../harness/captured-log.js';
-import { testRedisUrl } from '../harness/database.js';
-import { eventually } from '../harness/eventually.js';
+import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 
 const job = { organizationId: 'acme', monitorId: 'm', location: 'default' } as const;
 
 function testQueue(log = capturedLog().log) {
-  return createBullmqRunQueue({
-    redisUrl: testRedisUrl(),
-    prefix: `test-${randomBytes(6).toString('hex')}`,
-    log,
-    retrySeconds: 10,
-  });
+  return createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: testRedisPrefix(), log, retrySeconds: 10 });
 }
 
-const entries = (lines: readonly string[]) =>
-  lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-
+// What every RunQueue does is in run-queue-conformance.test.ts; here, what only BullMQ on Redis does.
 describe('the BullMQ run queue', () => {
-  it('drops a job whose handler fails for any reason but a dependency at once, naming its run', async () => {
-    const capture = capturedLog();
-    const queue = testQueue(capture.log);
-    const dropped: Array<[DeliveredRunJob, DropReason]> = [];
-    const deliveries: number[] = [];
-    const consumer = queue.consume(
-      ['default'],
-      (delivered) => {
-        deliveries.push(delivered.delivery);
-        return Promise.reject(new Error('the definition cannot be read'));
-      },
-      { concurrency: 1, onDropped: (delivered, reason) => dropped.push([delivered, reason]) },
-    );
-    try {
-      await queue.enqueue({ ...job, runId: 'run_broken' });
-      const entry = await eventually(() =>
-        Promise.resolve(entries(capture.lines).find((e) => e.msg === 'run job dropped')),
-      );
-      expect(entry).toMatchObject({
-        level: 50,
-        organizationId: 'acme',
-        monitorId: 'm',
-        location: 'default',
-        runId: 'run_broken',
-        reason: 'error',
-        attempt: 1,
-        err: { message: 'the definition cannot be read' },
-      });
-      expect(deliveries).toEqual([1]);
-      expect(dropped.map(([d, reason]) => [d.data.runId, reason])).toEqual([['run_broken', 'error']]);
-    } finally {
-      await consumer.close();
-      await queue.close();
-    }
-  });
-
-  it('delivers a job again, with its delivery count, while its handler finds a dependency away', async () => {
-    const capture = capturedLog();
-    const queue = testQueue(capture.log);
-    const deliveries: number[] = [];
-    const consumer = queue.consume(
-      ['default'],
-      (delivered) => {
-        deliveries.push(delivered.delivery);
-        if (delivered.delivery < 3)
-          return Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'));
-        return Promise.resolve();
-      },
-      { concurrency: 1 },
-    );
-    try {
-      await queue.enqueue({ ...job, runId: 'run_retried' });
-      await eventually(() => Promise.resolve(deliveries.length === 3));
-      expect(deliveries).toEqual([1, 2, 3]);
-      const retried = entries(capture.lines).filter((e) => e.msg === 'run job will be retried');
-      expect(retried).toHaveLength(2);
-      expect(entries(capture.lines).some((e) => e.msg === 'run job dropped')).toBe(false);
-    } finally {
-      await consumer.close();
-      await queue.close();
-    }
-  });
-
   it('answers a producer call within its deadline when Redis is away', async () => {
     const queue = createBullmqRunQueue({
       redisUrl: 'redis://127.0.0.1:1',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNotifier } from '../../hub/src/notifications/start-notifier.js';
+import { startNotifier } from '../../hub/src/server/start-notifier.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { finishRun, later, putMonitor, rulesOf } from '../notifications/notification-fixtures.js';

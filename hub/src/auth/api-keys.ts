@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { UnauthorizedError } from '../http/errors.js';
-import type { Principal, Role, TokenVerifier } from './principal.js';
+import type { Role } from '../contract/roles.js';
+import type { Principal, TokenVerifier } from './principal.js';
 
 /** One `AUTH_API_KEYS` entry: `organizationId:role:<hex sha256 of the key>`. The key itself is never configured. */
 export interface ApiKeyEntry {

@@ -1,7 +1,8 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { allowInsecureRequests, discovery } from 'openid-client';
 import { AppError, UnauthorizedError, UnavailableError } from '../http/errors.js';
-import { organizationIdSchema, roleSchema, type Principal, type TokenVerifier } from './principal.js';
+import { organizationIdSchema, roleSchema } from '../contract/roles.js';
+import type { Principal, TokenVerifier } from './principal.js';
 
 export interface OidcVerifierOptions {
   /** issuer: required. The OpenID Provider's issuer URL (`OIDC_ISSUER`); its discovery document names the JWKS. */

@@ -1,4 +1,4 @@
-import type { Role } from './principal.js';
+import type { Role } from '../contract/roles.js';
 
 export type Permission =
   | 'read'

@@ -1,12 +1,4 @@
-import { z } from 'zod';
-
-export const roleSchema = z.enum(['viewer', 'editor', 'admin', 'service']);
-export type Role = z.infer<typeof roleSchema>;
-
-/** Organization ids travel in keys, tokens and URLs of other systems: keep them plain. */
-export const organizationIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'an organization id is 1-63 letters, digits, ".", "_" or "-"');
+import type { Role } from '../contract/roles.js';
 
 /** Who is calling: every request past authentication carries one, and every repository call takes its org. */
 export interface Principal {

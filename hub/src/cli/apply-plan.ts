@@ -1,7 +1,7 @@
 import { diffJson, type FieldChange } from '../contract/definition-diff.js';
 import type { Monitor } from '../contract/monitor-definition.js';
 import { definitionOf } from '../contract/stored-monitor.js';
-import { HubRequestError, type HubClient } from './hub-client.js';
+import { HubRequestError, type HubClient } from '../client/hub-client.js';
 import { identityKey, type MonitorDocument } from './monitor-documents.js';
 
 export type PlannedAction =

@@ -11,7 +11,7 @@ import {
 } from './apply-plan.js';
 import { CommandFailure, describeHubError, exitCodeOfHubError, ExitCode } from './exit-codes.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
-import { HubRequestError, type HubClient } from './hub-client.js';
+import { HubRequestError, type HubClient } from '../client/hub-client.js';
 import { describeProblem, describeSource, readMonitorDocuments } from './monitor-documents.js';
 
 interface ApplyOptions extends HubOptions {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Monitor } from '../contract/monitor-definition.js';
 import type { Run } from '../contract/run.js';
 import { age, describeLastRun } from './resource-columns.js';
-import type { MonitorMetricsFigures } from './hub-client.js';
+import type { MonitorMetricsFigures } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { findMonitor, type MonitorScope } from './monitor-lookup.js';
 
@@ -15,7 +15,7 @@ interface StepRecord {
 }
 
 /** The failing steps of a run, one line each, with each failed assertion under its step. */
-export function failingSteps(run: Run): string[] {
+function failingSteps(run: Run): string[] {
   const lines: string[] = [];
   for (const step of (run.steps ?? []) as StepRecord[]) {
     if (step.status === 'passed' || step.status === 'skipped') continue;
@@ -49,7 +49,7 @@ function describeHealth(health: MonitorMetricsFigures | undefined, now: Date): s
 }
 
 /** kubectl describe's layout: the object's fields, then what happened to it lately. */
-export function formatMonitorDescription(
+function formatMonitorDescription(
   monitor: Monitor,
   health: MonitorMetricsFigures | undefined,
   runs: Run[],

@@ -3,17 +3,17 @@ import { workerLocationNames } from '../config/locations.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
+import { createNotificationDeliveryMetrics } from '../notifications/notification-delivery-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
-import { startNotifier } from '../notifications/start-notifier.js';
+import { startNotifier } from '../server/start-notifier.js';
 import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
-import { startJobLocations } from '../jobs/start-job-locations.js';
-import { startScheduler } from '../scheduling/start-scheduler.js';
+import { startJobLocations } from '../server/start-job-locations.js';
+import { startScheduler } from '../server/start-scheduler.js';
 import { openComponents } from '../server/components.js';
 import { runFinishedHooks } from '../server/run-finished-hooks.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';
-import { startWorker } from '../worker/start-worker.js';
+import { startWorker } from '../server/start-worker.js';
 
 export function registerDevCommand(program: Command): void {
   program

@@ -1,4 +1,4 @@
-import type { HubRequestError } from './hub-client.js';
+import type { HubRequestError } from '../client/hub-client.js';
 
 /**
  * The exit codes of every client sub-command (docs/cli.md): scripts and CI steps branch on them, so they mean the

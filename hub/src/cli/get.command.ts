@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Monitor } from '../contract/monitor-definition.js';
 import type { Run } from '../contract/run.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
-import type { HubClient } from './hub-client.js';
+import type { HubClient } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { findMonitor, type MonitorScope } from './monitor-lookup.js';
 import { outputOption, printItems, type OutputFormat } from './output-format.js';

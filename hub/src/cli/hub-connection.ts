@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { InvalidSettingError } from '../config/settings.js';
+import { InvalidSettingError } from '../config/invalid-setting-error.js';
 import { clientConfigPath, findContext, readClientConfig, type ClientContext } from './client-config.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
-import { createHubClient, type HubClient } from './hub-client.js';
+import { createHubClient, type HubClient } from '../client/hub-client.js';
 
 /** The flags every command that talks to a hub takes. */
 export interface HubOptions {
@@ -53,7 +53,7 @@ function runTokenCommand(context: ClientContext, command: string): string {
  * is MEERKAT_API_KEY, else the context's. A context named on the command line beats the environment, since it was
  * asked for just now (docs/cli.md).
  */
-export function resolveHubTarget(options: HubOptions, env: NodeJS.ProcessEnv): HubTarget {
+function resolveHubTarget(options: HubOptions, env: NodeJS.ProcessEnv): HubTarget {
   const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

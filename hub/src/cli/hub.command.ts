@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
-import { startJobLocations } from '../jobs/start-job-locations.js';
+import { startJobLocations } from '../server/start-job-locations.js';
 import { createLogger } from '../log/logger.js';
 import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
-import { startRuleEvaluation } from '../notifications/start-notifier.js';
+import { startRuleEvaluation } from '../server/start-notifier.js';
 import { openComponents } from '../server/components.js';
 import { runFinishedHooks } from '../server/run-finished-hooks.js';
 import { closeOnSignals, serveApi } from '../server/serve-api.js';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { formatApiKeyEntry, generateApiKey, hashApiKey } from '../auth/api-keys.js';
-import { organizationIdSchema, roleSchema } from '../auth/principal.js';
+import { organizationIdSchema, roleSchema } from '../contract/roles.js';
 
 export function registerKeygenCommand(program: Command): void {
   program

@@ -1,5 +1,5 @@
 import { CommandFailure, ExitCode } from './exit-codes.js';
-import type { HubClient } from './hub-client.js';
+import type { HubClient } from '../client/hub-client.js';
 import type { Monitor } from '../contract/monitor-definition.js';
 import { identityKey } from './monitor-documents.js';
 

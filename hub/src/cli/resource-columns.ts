@@ -2,7 +2,7 @@ import type { Monitor } from '../contract/monitor-definition.js';
 import type { Run } from '../contract/run.js';
 import type { Integration } from '../integrations/integration.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
-import type { MonitorMetricsFigures } from './hub-client.js';
+import type { MonitorMetricsFigures } from '../client/hub-client.js';
 import type { Column } from './output-format.js';
 
 // The columns of `meerkat get` for each resource; `wide: true` ones only with `-o wide`.

@@ -1,4 +1,4 @@
-import { InvalidSettingError } from '../config/settings.js';
+import { InvalidSettingError } from '../config/invalid-setting-error.js';
 import { DatabaseBehindError, MigrationFailedError } from '../db/migrator.js';
 import { DependencyUnavailableError } from '../system/dependency-errors.js';
 import {
@@ -9,7 +9,7 @@ import {
   ExitCode,
   isUnreachable,
 } from './exit-codes.js';
-import { HubRequestError } from './hub-client.js';
+import { HubRequestError } from '../client/hub-client.js';
 import { UnreadablePathError } from './monitor-documents.js';
 
 /** Failures a person can act on end the process with one line on stderr, not a stack trace. */

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadClientSettings } from '../config/client-settings.js';
-import { InvalidSettingError } from '../config/settings.js';
+import { InvalidSettingError } from '../config/invalid-setting-error.js';
 import { createEgressPolicy } from '../egress/egress-policy.js';
 import { egressListsOf, egressSettingsShape } from '../egress/egress-rules.js';
 import { executeRemoteRun } from '../jobs/remote-run.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { createLogger } from '../log/logger.js';
-import { createHubClient } from './hub-client.js';
+import { createHubClient } from '../client/hub-client.js';
 
 const runnerSettingsSchema = z.object({
   MEERKAT_ORGANIZATION_ID: z

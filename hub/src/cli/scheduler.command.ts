@@ -3,7 +3,7 @@ import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
-import { startScheduler } from '../scheduling/start-scheduler.js';
+import { startScheduler } from '../server/start-scheduler.js';
 import { openComponents } from '../server/components.js';
 import { closeOnSignals } from '../server/serve-api.js';
 

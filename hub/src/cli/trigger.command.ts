@@ -3,7 +3,7 @@ import type { Monitor } from '../contract/monitor-definition.js';
 import type { Run } from '../contract/run.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
 import { runColumns } from './resource-columns.js';
-import type { HubClient } from './hub-client.js';
+import type { HubClient } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { describeProblem, identityKey, readMonitorDocuments } from './monitor-documents.js';
 import { findMonitor, type MonitorScope } from './monitor-lookup.js';

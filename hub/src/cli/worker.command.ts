@@ -3,15 +3,15 @@ import { workerLocationNames } from '../config/locations.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings, workerConcurrencySchema } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { createNotificationDeliveryMetrics } from '../metrics/prometheus/notification-delivery-metrics.js';
+import { createNotificationDeliveryMetrics } from '../notifications/notification-delivery-metrics.js';
 import { createRunsDroppedMetric, registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
-import { startNotifier } from '../notifications/start-notifier.js';
+import { startNotifier } from '../server/start-notifier.js';
 import { openComponents } from '../server/components.js';
 import { runFinishedHooks } from '../server/run-finished-hooks.js';
 import { closeOnSignals } from '../server/serve-api.js';
-import { startWorker } from '../worker/start-worker.js';
+import { startWorker } from '../server/start-worker.js';
 
 export function registerWorkerCommand(program: Command): void {
   program

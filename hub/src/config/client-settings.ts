@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidSettingError } from './settings.js';
+import { InvalidSettingError } from './invalid-setting-error.js';
 
 /** What the client commands (`apply`, `get`) need to reach a hub. */
 const clientSettingsSchema = z.object({

@@ -27,7 +27,7 @@ export type JobTemplate = z.infer<typeof jobTemplateSchema>;
 /** `egress`: lists that replace the EGRESS_* lists of the same name for this location's runs (docs/egress.md). */
 const egress = egressOverrideSchema.optional();
 
-export const locationSchema = z.discriminatedUnion('executor', [
+const locationSchema = z.discriminatedUnion('executor', [
   z.strictObject({ name: dnsLabel, executor: z.literal('worker'), egress }),
   z.strictObject({ name: dnsLabel, executor: z.literal('job'), job: jobTemplateSchema, egress }),
 ]);

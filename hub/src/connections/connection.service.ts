@@ -7,7 +7,7 @@ import { egressIssueOfHost } from '../egress/egress-validation.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { LimitOffset } from '../http/paging.js';
 import type { Clock } from '../system/clock.js';
-import { sealConnectionCredentials } from './connection-credentials.js';
+import { sealCredentials } from '../crypto/row-credentials.js';
 import {
   deleteConnection,
   findConnection,
@@ -25,7 +25,7 @@ export interface ConnectionServiceDeps {
   egress?: EgressPolicy;
 }
 
-export function connectionRowToConnection(row: ConnectionRow): Connection {
+function connectionRowToConnection(row: ConnectionRow): Connection {
   return {
     id: row.id,
     organizationId: row.organization_id,
@@ -66,7 +66,11 @@ export function createConnectionService({ db, cipher, clock, ...deps }: Connecti
         id,
         provider: input.provider,
         auth_method: input.authMethod,
-        credentials_encrypted: sealConnectionCredentials(cipher, organizationId, id, input.credentials),
+        credentials_encrypted: sealCredentials(
+          cipher,
+          { table: 'connections', organizationId, id },
+          input.credentials,
+        ),
         oauth_scopes: JSON.stringify([]),
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,

@@ -33,7 +33,7 @@ const isNumeric = (operator: BinaryOperator) => (numericOperators as readonly st
 const isTextual = (operator: BinaryOperator) => (stringOperators as readonly string[]).includes(operator);
 
 /** Numeric operators compare numbers and string operators compare strings (DESIGN.md): say so at write time. */
-export const binaryPredicateSchema = z
+const binaryPredicateSchema = z
   .strictObject({
     type: z.literal('binary'),
     operator: binaryOperatorSchema,
@@ -60,7 +60,7 @@ export const binaryPredicateSchema = z
   })
   .meta({ id: 'BinaryPredicate' });
 
-export const unaryPredicateSchema = z
+const unaryPredicateSchema = z
   .strictObject({ type: z.literal('unary'), operator: unaryOperatorSchema })
   .meta({ id: 'UnaryPredicate' });
 
@@ -82,11 +82,11 @@ const nodeId = z
   .max(64)
   .meta({ description: 'nodeId: required. The HTTP_REQUEST node (an ancestor) whose response is checked.' });
 
-export const statusAssertionSchema = z
+const statusAssertionSchema = z
   .strictObject({ nodeId, subject: z.literal('status'), predicate: binaryPredicateSchema })
   .meta({ id: 'StatusAssertion' });
 
-export const headerAssertionSchema = z
+const headerAssertionSchema = z
   .strictObject({
     nodeId,
     subject: z.literal('headers'),
@@ -98,7 +98,7 @@ export const headerAssertionSchema = z
   })
   .meta({ id: 'HeaderAssertion' });
 
-export const bodyAssertionSchema = z
+const bodyAssertionSchema = z
   .strictObject({
     nodeId,
     subject: z.literal('body'),
@@ -114,7 +114,7 @@ export const bodyAssertionSchema = z
   })
   .meta({ id: 'BodyAssertion' });
 
-export const responseTimeAssertionSchema = z
+const responseTimeAssertionSchema = z
   .strictObject({
     nodeId,
     subject: z.literal('responseTime'),
@@ -125,7 +125,7 @@ export const responseTimeAssertionSchema = z
   })
   .meta({ id: 'ResponseTimeAssertion' });
 
-export const textAssertionSchema = z
+const textAssertionSchema = z
   .strictObject({ nodeId, subject: z.literal('text'), predicate: anyPredicate })
   .meta({ id: 'TextAssertion' });
 

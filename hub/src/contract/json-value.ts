@@ -7,7 +7,7 @@ export const MAX_JSON_DEPTH = 64;
  * Which top-level field of `value` nests arrays and objects more than `limit` levels deep (`1` is 0 levels, `[]`
  * 1): its key or index, '' when that is `value` itself, undefined when nothing does.
  */
-export function fieldNestingDeeperThan(value: unknown, limit: number): PropertyKey | undefined {
+function fieldNestingDeeperThan(value: unknown, limit: number): PropertyKey | undefined {
   // An explicit stack: a body of 1 MiB can nest ~500,000 levels, far past what recursion survives.
   const pending: Array<{ value: unknown; depth: number; field: PropertyKey }> = [
     { value, depth: 0, field: '' },
@@ -25,7 +25,7 @@ export function fieldNestingDeeperThan(value: unknown, limit: number): PropertyK
 }
 
 /** Whether `value` nests arrays and objects more than `limit` levels deep. */
-export const nestsDeeperThan = (value: unknown, limit: number): boolean =>
+const nestsDeeperThan = (value: unknown, limit: number): boolean =>
   fieldNestingDeeperThan(value, limit) !== undefined;
 
 /**

@@ -7,14 +7,14 @@ import { HEADER_NAME, requestHeadersSchema } from './request-headers.js';
 import { secretOrStringSchema } from './secret-reference.js';
 
 export const MONITOR_SCHEMA_VERSION = '1.0';
-export const MAX_NODES = 100;
+const MAX_NODES = 100;
 
 const nodeIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a node id is 1-64 letters, digits, "_", "." or "-"')
   .meta({ description: 'id: required. Unique within the monitor.' });
 
-export const httpRequestNodeSchema = z
+const httpRequestNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
     type: z.literal('HTTP_REQUEST'),
@@ -54,7 +54,7 @@ export const httpRequestNodeSchema = z
   })
   .meta({ id: 'HttpRequestNode' });
 
-export const waitNodeSchema = z
+const waitNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
     type: z.literal('WAIT'),
@@ -66,7 +66,7 @@ export const waitNodeSchema = z
   })
   .meta({ id: 'WaitNode' });
 
-export const assertionNodeSchema = z
+const assertionNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
     type: z.literal('ASSERTION'),
@@ -85,8 +85,8 @@ export const edgeSchema = z
 export type Edge = z.infer<typeof edgeSchema>;
 
 const secondsPerUnit = { MINUTE: 60, HOUR: 3600, DAY: 86_400 } as const;
-export const MIN_INTERVAL_SECONDS = 10;
-export const MAX_INTERVAL_SECONDS = 30 * 86_400;
+const MIN_INTERVAL_SECONDS = 10;
+const MAX_INTERVAL_SECONDS = 30 * 86_400;
 
 export const frequencySchema = z
   .strictObject({
@@ -154,18 +154,16 @@ export const monitorIdSchema = z
     'a monitor id is 1-64 URL-safe characters (letters, digits, ".", "_", "~", "-")',
   );
 
+/**
+ * A stored monitor as the API answers it: the definition's fields, read from its schema so the two cannot drift,
+ * with `version` the one it was stored under (older ones are upgraded only on `?version=latest`), the id and the
+ * timestamps.
+ */
 export const monitorSchema = z
   .object({
     id: z.string(),
-    project: z.string(),
-    name: z.string(),
+    ...monitorDefinitionSchema.shape,
     version: z.string(),
-    frequency: frequencySchema,
-    environment: z.string(),
-    locations: z.array(z.string()).optional(),
-    nodes: z.array(nodeSchema),
-    edges: z.array(edgeSchema),
-    notifications: z.array(notificationDefinitionSchema).optional(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

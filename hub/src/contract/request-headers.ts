@@ -10,7 +10,7 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
  * reach one server under another's name, past what the run reports and what egress rules judge by the URL.
  * Lower case; names compare case-insensitively.
  */
-export const CLIENT_OWNED_HEADERS: ReadonlySet<string> = new Set([
+const CLIENT_OWNED_HEADERS: ReadonlySet<string> = new Set([
   'connection',
   'content-length',
   'expect',

@@ -5,7 +5,7 @@ export const runStatusSchema = z.enum(['pending', 'running', 'completed', 'faile
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** The monitor summary the runs list carries. */
-export const runMonitorSummarySchema = z
+const runMonitorSummarySchema = z
   .object({
     id: z.string(),
     name: z.string(),

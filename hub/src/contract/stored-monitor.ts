@@ -5,3 +5,8 @@ export function definitionOf(monitor: Monitor): Omit<Monitor, 'id' | 'createdAt'
   const { id, createdAt, updatedAt, ...definition } = monitor;
   return definition;
 }
+
+/** Where a monitor runs: its locations, or the one `default` location when it names none. */
+export function monitorLocations(monitor: Pick<Monitor, 'locations'>): string[] {
+  return monitor.locations ?? ['default'];
+}

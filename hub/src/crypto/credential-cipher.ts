@@ -11,7 +11,7 @@ export interface CredentialCipher {
   decrypt(envelope: string, context: string): string;
 }
 
-export class CredentialDecryptError extends Error {
+class CredentialDecryptError extends Error {
   constructor() {
     super('stored credentials could not be decrypted (wrong SECRETS_KEY, or the data was altered)');
     this.name = new.target.name;

@@ -1,9 +1,41 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Monitor } from '../contract/monitor-definition.js';
+import type { Routing, Trigger } from '../contract/notification-definition.js';
 
 /** Timestamps are written as Date or ISO strings and always read back as Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Json<T extends object | null> = JSONColumnType<T, string, string>;
+
+/**
+ * A stored monitor definition. Rows stored under an older `schema_version` are upgraded before they are used
+ * (monitors/monitor-schema-migrations.ts); readers see the current shape.
+ */
+export type StoredDefinition = Omit<Monitor, 'id' | 'createdAt' | 'updatedAt'>;
+
+/** A step of a run's report as stored and answered (contract/run.ts). */
+export type StoredStep = Record<string, unknown>;
+
+/**
+ * What a notification rule remembers between runs so that edge- and streak-triggers fire once per condition; owned
+ * by trigger evaluation (notifications/trigger-evaluation.ts).
+ */
+export interface RuleState {
+  /** consecutive_failures: locations whose current streak was already notified. */
+  notifiedStreaks?: Record<string, true>;
+  /** success_rate_below, latency_above: the condition was met and notified. */
+  active?: boolean;
+}
+
+/** Where one channel of a notification event goes: the integration, location and kind, and the channel's fields. */
+export type NotifiedChannel = Record<string, unknown> & {
+  integrationId: string;
+  location: string;
+  kind: string;
+};
+
+/** How far one channel of a notification event got (`pending`, `delivered`, `failed`, `skipped`) and why. */
+export type ChannelDelivery = Record<string, unknown> & { status?: string };
 
 export interface MonitorTable {
   organization_id: string;
@@ -12,7 +44,7 @@ export interface MonitorTable {
   environment: string;
   name: string;
   schema_version: string;
-  definition: Json<Record<string, unknown>>;
+  definition: Json<StoredDefinition>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -33,7 +65,7 @@ export interface RunTable {
   duration_ms: number | null;
   success: boolean | null;
   errors: Json<string[]>;
-  steps: Json<unknown[]> | null;
+  steps: Json<StoredStep[]> | null;
   browser: string | null;
   created_at: CreatedAt;
 }
@@ -44,15 +76,15 @@ export interface NotificationRuleTable {
   monitor_id: string;
   /** Hash of (trigger, routing, integration): a rule's identity across monitor syncs. */
   identity_hash: string;
-  trigger: Json<Record<string, unknown>>;
-  routing: Json<Record<string, unknown>>;
+  trigger: Json<Trigger>;
+  routing: Json<Routing>;
   integration_id: string;
   integration_name: string;
   cooldown_minutes: number;
   enabled: Generated<boolean>;
   last_triggered_at: Timestamp | null;
   /** Edge-trigger state of the rule (streak counted, condition active), owned by trigger evaluation. */
-  state: Json<Record<string, unknown>>;
+  state: Json<RuleState>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -64,8 +96,8 @@ export interface NotificationEventTable {
   monitor_id: string;
   run_id: string | null;
   trigger_reason: string;
-  channels_notified: Json<Record<string, unknown>>;
-  delivery_status: Json<Record<string, unknown>>;
+  channels_notified: Json<Record<string, NotifiedChannel>>;
+  delivery_status: Json<Record<string, ChannelDelivery>>;
   created_at: CreatedAt;
 }
 
@@ -217,6 +249,15 @@ export interface MonitorLatestRunsTable {
   last_failure_created_at: Timestamp | null;
 }
 
+/** A project's public status page switch; see migrations/0010-status-pages.ts. */
+export interface StatusPageTable {
+  organization_id: string;
+  project: string;
+  slug: string;
+  enabled: boolean;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -233,4 +274,5 @@ export interface Database {
   run_rollups_day: RunRollupDayTable;
   monitor_latest_runs: MonitorLatestRunsTable;
   slack_events: SlackEventTable;
+  status_pages: StatusPageTable;
 }

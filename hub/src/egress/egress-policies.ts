@@ -1,4 +1,3 @@
-import type { Settings } from '../config/settings.js';
 import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
 import {
   EGRESS_SETTING_OF,
@@ -6,6 +5,7 @@ import {
   type EgressListName,
   type EgressLists,
   type EgressOverride,
+  type EgressSettings,
 } from './egress-rules.js';
 
 /** The egress policy of each location, and the one of what is not tied to a location (notifications). */
@@ -59,17 +59,12 @@ export function createEgressPolicies(options: EgressPoliciesOptions): EgressPoli
  */
 export function egressPoliciesOf(
   settings: Readonly<
-    Pick<
-      Settings,
-      | 'EGRESS_DENY_CIDRS'
-      | 'EGRESS_ALLOW_CIDRS'
-      | 'EGRESS_DENY_HOSTS'
-      | 'EGRESS_ALLOW_HOSTS'
-      | 'LOCATIONS'
-      | 'PORT'
-      | 'METRICS_PORT'
-      | 'processKind'
-    >
+    EgressSettings & {
+      LOCATIONS: NonNullable<EgressPoliciesOptions['locations']>;
+      PORT: number;
+      METRICS_PORT: number;
+      processKind: string;
+    }
   >,
 ): EgressPolicies {
   return createEgressPolicies({

@@ -7,7 +7,7 @@ import { addressInList, blockListOf, judgedAddress, type JudgedAddress } from '.
 export type EgressVerdict = { allowed: true } | { allowed: false; subject: string; rule: string };
 
 /** A connection the egress policy refused; the message is what a run, a delivery or a 400 shows. */
-export class EgressDeniedError extends Error {
+class EgressDeniedError extends Error {
   readonly code = 'EGRESS_DENIED';
   constructor(
     readonly subject: string,

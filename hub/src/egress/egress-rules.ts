@@ -4,7 +4,7 @@ import { parseCidr } from './ip-address.js';
 
 /** The four lists of an egress policy; docs/egress.md says how they combine. */
 export type EgressListName = 'denyCidrs' | 'allowCidrs' | 'denyHosts' | 'allowHosts';
-export type EgressLists = Partial<Record<EgressListName, readonly string[]>>;
+export type EgressLists = Partial<Record<EgressListName, readonly string[] | undefined>>;
 
 /** The setting each list comes from, as rule names in error messages quote it. */
 export const EGRESS_SETTING_OF: Readonly<Record<EgressListName, string>> = {
@@ -14,7 +14,7 @@ export const EGRESS_SETTING_OF: Readonly<Record<EgressListName, string>> = {
   allowHosts: 'EGRESS_ALLOW_HOSTS',
 };
 
-export const cidrSchema = z
+const cidrSchema = z
   .string()
   .trim()
   .refine(
@@ -26,7 +26,7 @@ const hostLabels =
   /^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 /** `api.example.com` (that name) or `*.example.com` (any name under it); addresses go in the CIDR lists. */
-export const hostPatternSchema = z
+const hostPatternSchema = z
   .string()
   .trim()
   .transform((text) => text.toLowerCase().replace(/\.$/, ''))

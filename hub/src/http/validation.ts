@@ -23,7 +23,7 @@ export function toFieldIssues(error: z.ZodError): FieldIssue[] {
  * How deeply any request part may nest. Free-form JSON (connection metadata, reported steps) is written with
  * JSON.stringify and read by PostgreSQL's jsonb parser, both recursive; definitions bound theirs to 64 levels.
  */
-export const MAX_REQUEST_DEPTH = 128;
+const MAX_REQUEST_DEPTH = 128;
 
 function refuse(issue: FieldIssue, where: string): never {
   throw new ValidationError(`invalid ${where}: ${describeIssue(issue)}`, [issue]);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 const environmentName = z.string().min(1).max(63);
 const integrationName = z.string().min(1).max(128);
 
-export const emailIntegrationConfigSchema = z
+const emailIntegrationConfigSchema = z
   .strictObject({
     providerType: z.literal('email'),
     fromAddress: z.email(),
@@ -12,12 +12,12 @@ export const emailIntegrationConfigSchema = z
   })
   .meta({ id: 'EmailIntegrationConfig' });
 
-export const webhookIntegrationConfigSchema = z
+const webhookIntegrationConfigSchema = z
   .strictObject({ providerType: z.literal('webhook'), url: z.url({ protocol: /^https?$/ }) })
   .meta({ id: 'WebhookIntegrationConfig' });
 
 /** Chat integrations are made by the OAuth flow; their config names the workspace they were installed in. */
-export const chatIntegrationConfigSchema = z
+const chatIntegrationConfigSchema = z
   .looseObject({ providerType: z.literal('chat'), teamId: z.string().optional() })
   .meta({ id: 'ChatIntegrationConfig' });
 
@@ -34,7 +34,7 @@ export const integrationConfigSchema = z.discriminatedUnion('providerType', [
 ]);
 export type IntegrationConfig = z.infer<typeof integrationConfigSchema>;
 
-export const webhookCredentialsSchema = z
+const webhookCredentialsSchema = z
   .strictObject({
     signingSecret: z
       .string()

@@ -8,7 +8,7 @@ import { egressIssueOfUrl } from '../egress/egress-validation.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { LimitOffset } from '../http/paging.js';
 import type { Clock } from '../system/clock.js';
-import { sealIntegrationCredentials } from './integration-credentials.js';
+import { sealCredentials } from '../crypto/row-credentials.js';
 import {
   deleteIntegration,
   findIntegration,
@@ -33,7 +33,7 @@ export interface IntegrationServiceDeps {
   egress?: EgressPolicy;
 }
 
-export function integrationRowToIntegration(row: IntegrationRow): Integration {
+function integrationRowToIntegration(row: IntegrationRow): Integration {
   return {
     id: row.id,
     organizationId: row.organization_id,
@@ -135,7 +135,7 @@ export function createIntegrationService({ db, cipher, clock, ...deps }: Integra
           credentials_encrypted:
             input.credentials === undefined
               ? null
-              : sealIntegrationCredentials(cipher, organizationId, id, input.credentials),
+              : sealCredentials(cipher, { table: 'integrations', organizationId, id }, input.credentials),
           connection_id: input.connectionId ?? null,
           enabled: input.enabled,
           created_at: now,

@@ -2,7 +2,7 @@ import type { BatchV1Api } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { JobTemplate } from '../config/locations.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
-import { kubeStatusOf } from './kube-status.js';
+import { kubeStatusOf } from '../kube/kube-status.js';
 import { buildRunnerJob, runnerJobName } from './runner-job.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../contract/monitor-definition.js';
 import { definitionOf } from '../contract/stored-monitor.js';
-import { HubRequestError, type HubClient } from '../cli/hub-client.js';
+import { HubRequestError, type HubClient } from '../client/hub-client.js';
 import type { RunResultReport } from '../contract/run.js';
 import { storableJson } from '../contract/storable-text.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
@@ -11,7 +11,7 @@ import type { SecretReader } from '../secrets/secret-store.js';
 import { systemFailureError } from '../runs/system-failure.js';
 
 /** Secrets read over the hub's API (`POST /secrets/resolve`): a runner Job holds no database or key. */
-export function hubSecretReader(hub: HubClient): SecretReader {
+function hubSecretReader(hub: HubClient): SecretReader {
   return {
     read: (scope, name, version) =>
       hub.resolveSecret({

@@ -14,7 +14,7 @@ export interface RunnerJobWatcherOptions {
 }
 
 /** Why a finished-or-gone Job ends its run, when the runner did not report first; undefined while it may still. */
-export function failureOfJob(job: V1Job, event: 'update' | 'delete'): string | undefined {
+function failureOfJob(job: V1Job, event: 'update' | 'delete'): string | undefined {
   const name = job.metadata?.name ?? '(unnamed)';
   if (event === 'delete') return `runner Job ${name} was deleted before the run reported a result`;
   const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');

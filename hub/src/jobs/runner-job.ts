@@ -3,8 +3,8 @@ import type { JobTemplate } from '../config/locations.js';
 import type { RunRow } from '../runs/run.repository.js';
 
 export const RUN_LABEL = 'meerkat.dev/run';
-export const MONITOR_LABEL = 'meerkat.dev/monitor';
-export const LOCATION_LABEL = 'meerkat.dev/location';
+const MONITOR_LABEL = 'meerkat.dev/monitor';
+const LOCATION_LABEL = 'meerkat.dev/location';
 /** The run's organization rides on an annotation: the runner needs it to resolve secrets. */
 export const ORGANIZATION_ANNOTATION = 'meerkat.dev/organization';
 
@@ -79,7 +79,15 @@ export function buildRunnerJob(
                 },
                 ...egressEnvironment,
               ],
-              ...(template.resources ? { resources: template.resources } : {}),
+              ...(template.resources
+                ? {
+                    // A V1ResourceRequirements has no room for an undefined list: name only those given.
+                    resources: {
+                      ...(template.resources.requests ? { requests: template.resources.requests } : {}),
+                      ...(template.resources.limits ? { limits: template.resources.limits } : {}),
+                    },
+                  }
+                : {}),
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

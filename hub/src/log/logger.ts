@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
  * Paths that may carry a credential. Secret values themselves never reach a log call (they stay references
  * until used); this list is the net under that rule.
  */
-export const redactedPaths = [
+const redactedPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-slack-signature"]',

@@ -28,7 +28,7 @@ export interface PercentileBounds {
  * The q-quantile (0 < q <= 1) by nearest rank: the duration of the ceil(q * n)-th fastest run, read from its
  * bucket. 0 when there are no durations.
  */
-export function percentileOf(buckets: DurationBuckets, q: number, bounds: PercentileBounds): number {
+export function bucketPercentile(buckets: DurationBuckets, q: number, bounds: PercentileBounds): number {
   const entries = Object.entries(buckets)
     .map(([bucket, count]) => [Number(bucket), count] as const)
     .filter(([, count]) => count > 0)

@@ -1,4 +1,4 @@
-import { mergeBuckets, percentileOf, roundMs, type DurationBuckets } from './duration-histogram.js';
+import { mergeBuckets, bucketPercentile, roundMs, type DurationBuckets } from './duration-histogram.js';
 import type { RollupTotals, UptimeSpans } from './rollup.repository.js';
 import type { HealthStatus, Period } from './metrics.schema.js';
 
@@ -37,9 +37,9 @@ export function percent(part: number, whole: number): number {
 export function latencyOf(totals: Pick<RollupTotals, 'histogram' | 'durationMinMs' | 'durationMaxMs'>) {
   const bounds = { minMs: totals.durationMinMs ?? 0, maxMs: totals.durationMaxMs ?? 0 };
   return {
-    p50DurationMs: percentileOf(totals.histogram, 0.5, bounds),
-    p95DurationMs: percentileOf(totals.histogram, 0.95, bounds),
-    p99DurationMs: percentileOf(totals.histogram, 0.99, bounds),
+    p50DurationMs: bucketPercentile(totals.histogram, 0.5, bounds),
+    p95DurationMs: bucketPercentile(totals.histogram, 0.95, bounds),
+    p99DurationMs: bucketPercentile(totals.histogram, 0.99, bounds),
   };
 }
 

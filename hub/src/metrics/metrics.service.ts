@@ -41,7 +41,7 @@ const RECENT_FAILURES = 10;
 const FAILING_MONITORS = 100;
 /** Fleet snapshots kept (organization x period x environment); each holds a few figures per monitor. */
 const FLEET_SNAPSHOTS = 256;
-export const DEFAULT_FLEET_MAX_AGE_PERCENT = 0.2;
+const DEFAULT_FLEET_MAX_AGE_PERCENT = 0.2;
 
 interface FleetKey {
   organizationId: string;

@@ -3,7 +3,7 @@ import { frequencyToSeconds, type Monitor } from '../contract/monitor-definition
 import type { Executor } from '../db/database.js';
 
 /** A monitor is overdue when its latest run is older than this many times its frequency. */
-export const OVERDUE_FREQUENCIES = 2;
+const OVERDUE_FREQUENCIES = 2;
 
 export interface MonitorsOfOrganization {
   organizationId: string;

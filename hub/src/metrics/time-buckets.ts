@@ -1,5 +1,5 @@
 /** The rollup tiers' time buckets, in UTC: minutes, hours and days since the epoch. */
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 

@@ -13,7 +13,7 @@ export interface MonitorSchemaMigration {
  */
 export const monitorSchemaMigrations: readonly MonitorSchemaMigration[] = [];
 
-export class UnknownSchemaVersionError extends Error {
+class UnknownSchemaVersionError extends Error {
   constructor(readonly version: string) {
     super(`no migration path from monitor schema version ${version} to ${MONITOR_SCHEMA_VERSION}`);
     this.name = new.target.name;

@@ -1,8 +1,19 @@
 import type { Insertable, Selectable, Transaction } from 'kysely';
+import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
 
 export type MonitorRow = Selectable<MonitorTable>;
+
+/** A stored row as the API shows it: the runs, the scheduler and the worker read monitors through it too. */
+export function monitorRowToMonitor(row: MonitorRow): Monitor {
+  return {
+    id: row.id,
+    ...row.definition,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
 
 export interface MonitorIdentity {
   project: string;

@@ -22,10 +22,10 @@ import {
   findMonitorsByName,
   listMonitors,
   lockMonitor,
+  monitorRowToMonitor,
   upsertMonitorRow,
   type MonitorFilter,
   type MonitorIdentity,
-  type MonitorRow,
 } from './monitor.repository.js';
 import {
   monitorSchemaMigrations,
@@ -56,15 +56,6 @@ class DryRunRollback extends Error {
     super('dry run: rolled back');
     this.name = new.target.name;
   }
-}
-
-export function monitorRowToMonitor(row: MonitorRow): Monitor {
-  return {
-    id: row.id,
-    ...(row.definition as Omit<Monitor, 'id' | 'createdAt' | 'updatedAt'>),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }
 
 function identityOf(definition: MonitorDefinition): MonitorIdentity {

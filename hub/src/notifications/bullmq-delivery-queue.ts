@@ -15,7 +15,7 @@ export interface BullmqDeliveryQueueOptions {
   backoffMs?: number;
 }
 
-export const DELIVERY_QUEUE_NAME = 'notifications';
+const DELIVERY_QUEUE_NAME = 'notifications';
 
 export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): DeliveryQueue {
   // BullMQ needs maxRetriesPerRequest null: its blocking commands must wait for Redis rather than fail.

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Transaction } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { Database, NotificationRuleTable } from '../db/tables.js';
+import type { Database, NotificationRuleTable, RuleState } from '../db/tables.js';
 
 export type NotificationRuleRow = Selectable<NotificationRuleTable>;
 
@@ -100,7 +100,7 @@ export async function saveRuleEvaluation(
   tx: Transaction<Database>,
   organizationId: string,
   id: string,
-  changes: { state: Record<string, unknown>; last_triggered_at?: Date },
+  changes: { state: RuleState; last_triggered_at?: Date },
 ): Promise<void> {
   await tx
     .updateTable('notification_rules')

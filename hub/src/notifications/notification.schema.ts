@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { routingSchema, triggerSchema } from '../contract/notification-definition.js';
 import { limitOffsetQuery } from '../http/paging.js';
 
-export const deliveryStatusValues = ['pending', 'delivered', 'failed', 'skipped'] as const;
+const deliveryStatusValues = ['pending', 'delivered', 'failed', 'skipped'] as const;
 
 export const notificationRuleSchema = z
   .object({

@@ -9,17 +9,15 @@ import {
 import { listRulesWithMonitors } from './notification-rule.repository.js';
 import type { DeliveryUpdate, NotificationEvent, NotificationRule } from './notification.schema.js';
 
-type Entries = Record<string, Record<string, unknown>>;
-
-export function eventRowToEvent(row: NotificationEventRow): NotificationEvent {
+function eventRowToEvent(row: NotificationEventRow): NotificationEvent {
   return {
     id: row.id,
     ruleId: row.rule_id,
     runId: row.run_id,
     monitorId: row.monitor_id,
     triggerReason: row.trigger_reason,
-    channelsNotified: row.channels_notified as Entries,
-    deliveryStatus: row.delivery_status as Entries,
+    channelsNotified: row.channels_notified,
+    deliveryStatus: row.delivery_status,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -60,8 +58,8 @@ export function createNotificationService({ db, clock }: { db: Db; clock: Clock 
           monitorId: row.monitor_id,
           integrationName: row.integration_name,
           integrationId: row.integration_id,
-          trigger: row.trigger as NotificationRule['trigger'],
-          routing: row.routing as NotificationRule['routing'],
+          trigger: row.trigger,
+          routing: row.routing,
           cooldownMinutes: row.cooldown_minutes,
           enabled: row.enabled,
           createdAt: row.created_at.toISOString(),
@@ -69,10 +67,10 @@ export function createNotificationService({ db, clock }: { db: Db; clock: Clock 
           lastTriggeredAt: row.last_triggered_at?.toISOString() ?? null,
           monitor: {
             id: row.monitor_id,
-            name: String(definition.name),
-            version: String(definition.version),
+            name: definition.name,
+            version: definition.version,
             frequency: definition.frequency,
-            locations: (definition.locations as string[] | undefined) ?? [],
+            locations: definition.locations ?? [],
           },
         };
       });

@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import type { Trigger } from '../contract/notification-definition.js';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/tables.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
@@ -12,11 +11,11 @@ import {
   type NotificationRuleRow,
 } from './notification-rule.repository.js';
 import { latestRunsInLocation, runsInWindow } from './run-history.repository.js';
-import { evaluateTrigger, type EvaluatedRun, type RuleState, type RunFacts } from './trigger-evaluation.js';
+import { evaluateTrigger, type EvaluatedRun, type RunFacts } from './trigger-evaluation.js';
 import { isSystemFailure } from '../runs/system-failure.js';
 
 /** `chat:C0123`, `email`, `webhook`: the key of a channel in an event's `channelsNotified` and `deliveryStatus`. */
-export function channelKeyOf(routing: Record<string, unknown>): string {
+function channelKeyOf(routing: Record<string, unknown>): string {
   return routing.channelType === 'chat' ? `chat:${String(routing.channel)}` : String(routing.channelType);
 }
 
@@ -62,9 +61,9 @@ async function evaluateRule(
   facts: RunFacts,
 ): Promise<DeliveryJobData | undefined> {
   const org = rule.organization_id;
-  const state = rule.state as RuleState;
+  const state = rule.state;
   const verdict = await evaluateTrigger(
-    rule.trigger as Trigger,
+    rule.trigger,
     state,
     evaluated,
     facts,
@@ -72,7 +71,7 @@ async function evaluateRule(
   );
   if (!verdict.fire) {
     if (JSON.stringify(verdict.state) !== JSON.stringify(state))
-      await saveRuleEvaluation(tx, org, rule.id, { state: verdict.state as Record<string, unknown> });
+      await saveRuleEvaluation(tx, org, rule.id, { state: verdict.state });
     return undefined;
   }
   const channelKey = channelKeyOf(rule.routing);
@@ -95,7 +94,7 @@ async function evaluateRule(
     created_at: evaluated.at,
   });
   await saveRuleEvaluation(tx, org, rule.id, {
-    state: verdict.state as Record<string, unknown>,
+    state: verdict.state,
     last_triggered_at: evaluated.at,
   });
   return { organizationId: org, eventId: event.id, channelKey, ruleId: rule.id };

@@ -14,7 +14,7 @@ import {
   updateRuleDefinition,
 } from './notification-rule.repository.js';
 
-export const DEFAULT_COOLDOWN_MINUTES = 15;
+const DEFAULT_COOLDOWN_MINUTES = 15;
 
 /** JSON with keys sorted at every level, so equal definitions hash equally whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -26,7 +26,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function ruleIdentityHash(definition: NotificationDefinition, integrationId: string): string {
+function ruleIdentityHash(definition: NotificationDefinition, integrationId: string): string {
   const identity = canonicalJson({ trigger: definition.trigger, routing: definition.routing, integrationId });
   return createHash('sha256').update(identity).digest('hex');
 }

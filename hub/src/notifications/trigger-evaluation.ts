@@ -1,13 +1,6 @@
 import type { Trigger } from '../contract/notification-definition.js';
+import type { RuleState } from '../db/tables.js';
 import type { FinishedRun } from './run-history.repository.js';
-
-/** What a rule remembers between runs so that edge- and streak-triggers fire once per condition. */
-export interface RuleState {
-  /** consecutive_failures: locations whose current streak was already notified. */
-  notifiedStreaks?: Record<string, true>;
-  /** success_rate_below, latency_above: the condition was met and notified. */
-  active?: boolean;
-}
 
 export interface EvaluatedRun {
   id: string;
@@ -28,7 +21,7 @@ export type Verdict =
   | { fire: true; state: RuleState; reason: string; kind: 'failure' | 'recovery' };
 
 /** Nearest-rank percentile of `values` (non-empty). */
-export function percentileOf(values: number[], percentile: 'p50' | 'p95' | 'p99'): number {
+function nearestRankPercentile(values: number[], percentile: 'p50' | 'p95' | 'p99'): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.ceil((Number(percentile.slice(1)) / 100) * sorted.length);
   return sorted[Math.max(0, rank - 1)] as number;
@@ -100,7 +93,7 @@ export async function evaluateTrigger(
       const durations = (await facts.inWindow(trigger.window_minutes))
         .map((r) => r.durationMs)
         .filter((d): d is number => d !== null);
-      const value = durations.length === 0 ? 0 : percentileOf(durations, trigger.percentile);
+      const value = durations.length === 0 ? 0 : nearestRankPercentile(durations, trigger.percentile);
       const reason =
         `${trigger.percentile} latency ${value} ms over the last ${trigger.window_minutes} minutes ` +
         `(threshold ${trigger.threshold_ms} ms)`;

@@ -27,7 +27,7 @@ export const errorBodySchema = z
   })
   .meta({ id: 'Error' });
 
-export const unauthorizedBodySchema = z
+const unauthorizedBodySchema = z
   .object({ statusCode: z.literal(401), error: z.literal('Unauthorized'), message: z.string() })
   .meta({ id: 'Unauthorized' });
 

@@ -25,7 +25,7 @@ export interface BodyVerdict extends Verdict {
  * subtree) comes back as the start of its JSON text. Run results show at most 1 KiB of it, cut after secrets are
  * redacted, so this is long enough that no secret that could show is cut here.
  */
-export const PREVIEW_CHARS = 8192;
+const PREVIEW_CHARS = 8192;
 const QUERY_CACHE_SIZE = 512;
 
 /** Writes the value's JSON text into `parts` while `room` lasts; false when it ran out. */
@@ -55,7 +55,7 @@ function writeJson(value: unknown, parts: string[], room: { left: number }): boo
 }
 
 /** The selection itself when its JSON text fits PREVIEW_CHARS, else the start of that text. */
-export function boundedActual(value: unknown): unknown {
+function boundedActual(value: unknown): unknown {
   if (typeof value === 'string') return value.length > PREVIEW_CHARS ? value.slice(0, PREVIEW_CHARS) : value;
   if (value === null || typeof value !== 'object') return value;
   const parts: string[] = [];

@@ -1,7 +1,7 @@
 import { headerValueProblem } from '../contract/request-headers.js';
 
 /** A header value, once its secret references are resolved, that no request may carry. */
-export class InvalidHeaderValueError extends Error {
+class InvalidHeaderValueError extends Error {
   constructor(name: string, problem: string) {
     super(`header ${name}: the resolved value ${problem}`);
     this.name = new.target.name;

@@ -111,7 +111,7 @@ async function send(hop: Outgoing, redirects: number, options: RedirectOptions) 
       dispatcher: options.dispatcher,
       method: hop.method,
       headers: hop.headers,
-      body: hop.body,
+      body: hop.body ?? null,
       signal: options.signal,
     });
   } catch (error) {

@@ -94,7 +94,7 @@ export interface MonitorRunnerOptions {
    * ASSERTION_BUDGET_MS: the time a run's JSONPath body assertions may take, together, on the runner's assertion
    * threads; past it they fail (docs/adr/0010-assertion-evaluation.md). Default 2 000.
    */
-  assertionBudgetMs?: number;
+  assertionBudgetMs?: number | undefined;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

@@ -16,7 +16,7 @@ export async function insertRuns(db: Executor, rows: Insertable<RunTable>[]): Pr
 }
 
 /** When a scheduled slot was due: its slot is the due time in epoch milliseconds (the queue's job id says so). */
-export const slotDueAt = (slot: string): Date => new Date(Number(slot));
+const slotDueAt = (slot: string): Date => new Date(Number(slot));
 
 /**
  * The run of one scheduled slot: inserted once, however often the slot's job is delivered. A second delivery

@@ -1,12 +1,11 @@
 import type { Monitor } from '../contract/monitor-definition.js';
+import { monitorLocations } from '../contract/stored-monitor.js';
 import type { Run, RunResultReport } from '../contract/run.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../http/errors.js';
-import { findMonitor } from '../monitors/monitor.repository.js';
-import { monitorRowToMonitor } from '../monitors/monitor.service.js';
-import type { RunQueue } from '../scheduling/run-queue.js';
-import { monitorLocations } from '../scheduling/schedules.js';
+import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
+import type { RunQueue } from './run-queue.js';
 import type { Clock } from '../system/clock.js';
 import { createSnapshotCache } from '../system/snapshot-cache.js';
 import { recordRunResult, type RunFinishedHook } from './run-finished.js';
@@ -22,7 +21,10 @@ import {
   type RunRow,
 } from './run.repository.js';
 
-export function runRowToRun(row: RunRow, monitor?: Monitor): Run {
+function runRowToRun(
+  row: RunRow,
+  monitor?: Pick<Monitor, 'id' | 'name' | 'version' | 'frequency' | 'locations'>,
+): Run {
   return {
     id: row.id,
     monitorId: row.monitor_id,
@@ -36,7 +38,7 @@ export function runRowToRun(row: RunRow, monitor?: Monitor): Run {
     duration_ms: row.duration_ms,
     success: row.success,
     errors: row.errors,
-    steps: (row.steps as Array<Record<string, unknown>> | null) ?? null,
+    steps: row.steps,
     createdAt: row.created_at.toISOString(),
     ...(monitor === undefined
       ? {}
@@ -172,11 +174,8 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
         ? counted
         : Math.max(counted, (await estimates.get({ organizationId, filter })) ?? 0);
       const data = rows.map(({ monitor_name, monitor_definition, ...run }) =>
-        runRowToRun(run, {
-          id: run.monitor_id,
-          name: monitor_name,
-          ...(monitor_definition as Omit<Monitor, 'id' | 'name'>),
-        }),
+        // The name column is the definition's name (monitors/monitor.service.ts writes both from it).
+        runRowToRun(run, { ...monitor_definition, id: run.monitor_id, name: monitor_name }),
       );
       return { data, total, totalExact };
     },

@@ -6,7 +6,7 @@ import type { RunRow } from './run.repository.js';
  * notification rules ignore it: it says nothing about the monitored service, and paging its owners for it would
  * be a false alarm. The platform team sees these in the worker log and in the reaper's warning.
  */
-export const SYSTEM_FAILURE_PREFIX = 'run failed by the system';
+const SYSTEM_FAILURE_PREFIX = 'run failed by the system';
 
 export function systemFailureError(reason: string): string {
   return `${SYSTEM_FAILURE_PREFIX}: ${reason}`;

@@ -15,7 +15,7 @@ import type {
   RunJobData,
   RunQueue,
   RunSchedule,
-} from './run-queue.js';
+} from '../runs/run-queue.js';
 
 export interface BullmqRunQueueOptions {
   redisUrl: string;
@@ -50,7 +50,7 @@ function jobOptionsFor(retrySeconds: number) {
 }
 
 /** Scheduler jobs are named `repeat:<scheduler id>:<slot millis>`: the millis identify the slot. */
-export function slotOfJob(job: Pick<Job, 'id'>): string | undefined {
+function slotOfJob(job: Pick<Job, 'id'>): string | undefined {
   const id = job.id ?? '';
   return id.startsWith('repeat:') ? id.slice(id.lastIndexOf(':') + 1) : undefined;
 }

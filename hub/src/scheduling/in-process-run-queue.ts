@@ -9,7 +9,7 @@ import type {
   RunJobData,
   RunQueue,
   RunSchedule,
-} from './run-queue.js';
+} from '../runs/run-queue.js';
 
 interface Timer {
   schedule: RunSchedule;

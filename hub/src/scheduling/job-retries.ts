@@ -1,5 +1,5 @@
 import { unavailableDependencyOf } from '../system/dependency-errors.js';
-import type { DropReason } from './run-queue.js';
+import type { DropReason } from '../runs/run-queue.js';
 
 const FIRST_RETRY_MS = 1_000;
 const LONGEST_RETRY_MS = 30_000;

@@ -1,5 +1,5 @@
 import type { MonitorDependant } from '../monitors/monitor-dependants.js';
-import { monitorLocations } from './schedules.js';
+import { monitorLocations } from '../contract/stored-monitor.js';
 
 /**
  * Keeps a monitor's schedules following it: each change records, in the monitor's own transaction, that its

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { findMonitor } from '../monitors/monitor.repository.js';
-import { monitorRowToMonitor } from '../monitors/monitor.service.js';
-import type { RunQueue, RunSchedule } from './run-queue.js';
+import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
+import type { RunQueue, RunSchedule } from '../runs/run-queue.js';
 import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;

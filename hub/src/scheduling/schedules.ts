@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { frequencyToSeconds, type Monitor } from '../contract/monitor-definition.js';
-import type { RunSchedule } from './run-queue.js';
+import { monitorLocations } from '../contract/stored-monitor.js';
+import type { RunSchedule } from '../runs/run-queue.js';
 
 export function scheduleId(organizationId: string, monitorId: string, location: string): string {
   return `${organizationId}/${monitorId}/${location}`;
@@ -13,10 +14,6 @@ export function scheduleId(organizationId: string, monitorId: string, location: 
 export function scheduleOffsetMs(id: string, everyMs: number): number {
   const hash = createHash('sha256').update(id).digest().readUInt32BE(0);
   return hash % everyMs;
-}
-
-export function monitorLocations(monitor: Pick<Monitor, 'locations'>): string[] {
-  return monitor.locations ?? ['default'];
 }
 
 /** The schedules a monitor should have: one per location. */

@@ -43,7 +43,7 @@ export interface GcpSecretStoreDeps {
   /** GCP_PROJECT: the project that holds the secrets. */
   project: string;
   log: Logger;
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** How long a cached map may serve reads while its revision is unchanged. */
   cacheTtlMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -142,7 +142,7 @@ export function createGcpSecretStore(deps: GcpSecretStoreDeps): SecretStore {
         const number = versionNumberOf(version.name);
         if (number === undefined || number >= newest) continue;
         await secretManager.call(`destroy an old version of ${scope.environment}`, () =>
-          client.destroySecretVersion({ name: version.name }, callOptions),
+          client.destroySecretVersion({ name: version.name ?? null }, callOptions),
         );
       }
     } catch (error) {

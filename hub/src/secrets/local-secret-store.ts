@@ -25,7 +25,7 @@ export interface LocalSecretStoreDeps {
   db: Db;
   /** The SECRETS_KEY cipher; each map is bound to its own row, so a copied ciphertext does not decrypt. */
   cipher: CredentialCipher;
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 /** The additional authenticated data of one environment's map. */

@@ -7,11 +7,11 @@ import { PayloadTooLargeError } from '../http/errors.js';
 export type SecretMap = ReadonlyMap<string, string>;
 
 /** Secret Manager's payload limit; the local backend keeps the same one so both behave alike. */
-export const SECRET_MAP_LIMIT_BYTES = 64 * 1024;
+const SECRET_MAP_LIMIT_BYTES = 64 * 1024;
 
 export const emptySecretMap: SecretMap = new Map();
 
-export class StoredSecretMapInvalidError extends Error {
+class StoredSecretMapInvalidError extends Error {
   constructor(environment: string) {
     super(`the stored secret map of ${environment} is not a JSON object of strings`);
     this.name = new.target.name;
@@ -48,11 +48,11 @@ export function decodeSecretMap(text: string, environment: string): SecretMap {
   return new Map(entries);
 }
 
-export function withSecret(map: SecretMap, name: string, value: string): SecretMap {
+function withSecret(map: SecretMap, name: string, value: string): SecretMap {
   return new Map(map).set(name, value);
 }
 
-export function withoutSecret(map: SecretMap, name: string): SecretMap {
+function withoutSecret(map: SecretMap, name: string): SecretMap {
   const next = new Map(map);
   next.delete(name);
   return next;

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { organizationIdSchema } from '../auth/principal.js';
+import { organizationIdSchema } from '../contract/roles.js';
 import { scopeNameSchema } from '../contract/monitor-definition.js';
 import { secretNameSchema } from '../contract/secret-reference.js';
 
 /** Environments name Secret Manager secrets and database rows: the same plain names as monitors use. */
-export const environmentNameSchema = scopeNameSchema
+const environmentNameSchema = scopeNameSchema
   .default('default')
   .meta({ description: 'The environment whose secrets are meant.', example: 'production' });
 
 /** `latest`, or a version number of the stored map (only the gcp backend keeps numbered versions). */
-export const secretVersionSchema = z
+const secretVersionSchema = z
   .string()
   .regex(/^(latest|[1-9][0-9]{0,9})$/, 'a version is "latest" or a version number')
   .default('latest');

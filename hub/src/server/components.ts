@@ -6,7 +6,7 @@ import { openDatabase, pingDatabase, type DatabaseHandle, type Db } from '../db/
 import { assertDatabaseCurrent, migrateToLatest } from '../db/migrator.js';
 import { createBullmqRunQueue } from '../scheduling/bullmq-run-queue.js';
 import { createInProcessRunQueue } from '../scheduling/in-process-run-queue.js';
-import type { RunQueue } from '../scheduling/run-queue.js';
+import type { RunQueue } from '../runs/run-queue.js';
 import { createGcpSecretStore } from '../secrets/gcp-secret-store.js';
 import { createLocalSecretStore } from '../secrets/local-secret-store.js';
 import type { SecretStore } from '../secrets/secret-store.js';
@@ -46,6 +46,14 @@ async function openSecretStore(settings: Readonly<Settings>, db: Db, cipher: Cre
   return { store: createLocalSecretStore({ db, cipher }), close: () => Promise.resolve() };
 }
 
+/** What /readyz checks. Only the database decides readiness: the API serves without Redis (docs/operations.md). */
+export function readinessChecks(db: Db, redis: Redis | undefined): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = [{ name: 'database', required: true, check: () => pingDatabase(db) }];
+  if (redis !== undefined)
+    checks.push({ name: 'redis', required: false, check: async () => void (await redis.ping()) });
+  return checks;
+}
+
 export async function openComponents(
   settings: Readonly<Settings>,
   log: Logger,
@@ -81,12 +89,7 @@ export async function openComponents(
     throw error;
   }
 
-  // Only the database decides readiness: the API serves reads and writes without Redis (docs/operations.md).
-  const readiness: ReadinessCheck[] = [
-    { name: 'database', required: true, check: () => pingDatabase(database.db) },
-  ];
-  if (redis !== undefined)
-    readiness.push({ name: 'redis', required: false, check: async () => void (await redis.ping()) });
+  const readiness = readinessChecks(database.db, redis);
   const cipher = createCredentialCipher(options.secretsKey ?? settings.SECRETS_KEY ?? '');
   const secrets = await openSecretStore(settings, database.db, cipher, log);
   const runQueue =

@@ -17,7 +17,7 @@ interface StoredDevCredentials {
   secretsKey: string;
 }
 
-export const DEV_ORGANIZATION = 'dev';
+const DEV_ORGANIZATION = 'dev';
 
 export function loadOrCreateDevCredentials(dataDir: string): DevCredentials {
   const directory = resolve(dataDir);

@@ -7,19 +7,18 @@ import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
-import { createApp } from '../http/app.js';
-import { rateLimitSettingsOf } from '../http/rate-limit.js';
+import { consoleSettingsOf } from '../console/console-settings.js';
+import { createApp } from './app.js';
+import { rateLimitSettingsOf } from './rate-limit.js';
 import { createMetricsService } from '../metrics/metrics.service.js';
 import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-metrics.js';
 import { registerOverdueMonitorsMetric } from '../metrics/prometheus/fault-metrics.js';
 import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
 import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
-import { notificationRuleDependant } from '../notifications/rule-sync.js';
-import { scheduleDependant } from '../scheduling/schedule-dependant.js';
 import { slackSettingsOf } from '../slack/slack-settings.js';
 import { systemClock } from '../system/clock.js';
 import type { Components } from './components.js';
-import { listen } from './listen.js';
+import { listen } from '../http/listen.js';
 
 export interface ServeOptions {
   settings: Readonly<Settings>;
@@ -73,7 +72,6 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     cipher: components.cipher,
     secrets: components.secrets,
     runQueue: components.runQueue,
-    monitorDependants: [notificationRuleDependant(systemClock), scheduleDependant],
     readiness: components.readiness,
     locations: settings.LOCATIONS.map((location) => location.name),
     metrics,
@@ -81,6 +79,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     slack: slackSettingsOf(settings),
     egress: egressPoliciesOf(settings),
     rateLimits: rateLimitSettingsOf(settings),
+    console: consoleSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
   const server = createServer(app);

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../notifications/channels/html-escape.js';
+import { escapeHtml } from '../http/html-escape.js';
 
 /** The page the browser lands on after Slack sends it back; it says what happened and nothing secret. */
 export function installResultPage(outcome: { ok: boolean; message: string }): string {

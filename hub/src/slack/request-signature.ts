@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { UnauthorizedError } from '../http/errors.js';
 
 /** Slack refuses to replay older requests, and so do we: a captured body is worthless after 5 minutes. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 export interface SignedRequest {
   rawBody: Buffer;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { ValidationError } from '../http/errors.js';
-import { openIntegrationCredentials } from '../integrations/integration-credentials.js';
+import { openCredentials } from '../crypto/row-credentials.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import type { Clock } from '../system/clock.js';
 import { appHomeView } from './app-home-view.js';
@@ -61,10 +61,9 @@ export function createSlackEventsService({
   async function publishHome(teamId: string, userId: string): Promise<void> {
     const [integration] = await findEnabledChatIntegrationsOfTeam(db, teamId);
     if (integration?.credentials_encrypted == null) return;
-    const { botToken } = openIntegrationCredentials(
+    const { botToken } = openCredentials(
       cipher,
-      integration.organization_id,
-      integration.id,
+      { table: 'integrations', organizationId: integration.organization_id, id: integration.id },
       integration.credentials_encrypted,
     ) as { botToken: string };
     const summary = await metrics.summary(integration.organization_id, {

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { insertIntegration, updateIntegration } from '../integrations/integration.repository.js';
-import { sealIntegrationCredentials } from '../integrations/integration-credentials.js';
+import { sealCredentials } from '../crypto/row-credentials.js';
 import type { OAuthTransactionRow } from './oauth-transaction.repository.js';
 import { findChatIntegrationOfTeam, findOAuthConnectionOfTeam } from './slack-installation.repository.js';
 import type { SlackInstallation } from './token-exchange.js';
@@ -66,9 +66,11 @@ export async function storeSlackInstallation(
         installation.team.id,
       );
       const integrationId = existing?.id ?? newId('int');
-      const credentials = sealIntegrationCredentials(cipher, organizationId, integrationId, {
-        botToken: installation.botToken,
-      });
+      const credentials = sealCredentials(
+        cipher,
+        { table: 'integrations', organizationId, id: integrationId },
+        { botToken: installation.botToken },
+      );
       const config = JSON.stringify({
         ...(existing?.config ?? {}),
         teamId: installation.team.id,

@@ -19,7 +19,7 @@ export interface SnapshotCacheOptions<K, V> {
 
 interface Entry<V> {
   snapshot?: { value: V; at: number };
-  computing?: Promise<V>;
+  computing?: Promise<V> | undefined;
 }
 
 export function createSnapshotCache<K, V>(options: SnapshotCacheOptions<K, V>) {

@@ -4,7 +4,7 @@ import { newId } from '../db/ids.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import { findRun, insertScheduledRun, type RunRow } from '../runs/run.repository.js';
-import type { DeliveredRunJob } from '../scheduling/run-queue.js';
+import type { DeliveredRunJob } from '../runs/run-queue.js';
 
 export interface RunJobHandlerDeps {
   db: Db;

@@ -3,7 +3,7 @@ import type { MonitorDefinition } from '../contract/monitor-definition.js';
 import { definitionOf } from '../contract/stored-monitor.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../db/ids.js';
-import { monitorRowToMonitor } from '../monitors/monitor.service.js';
+import { monitorRowToMonitor } from '../monitors/monitor.repository.js';
 import { MONITOR_DELETED_ERROR, type RunOutcome } from '../runner/run-outcome.js';
 import type { LocationExecutor, ScheduledSlot } from '../runs/location-executor.js';
 import {

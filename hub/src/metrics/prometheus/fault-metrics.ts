@@ -1,10 +1,10 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Db } from '../../db/database.js';
-import type { DropReason, DeliveredRunJob } from '../../scheduling/run-queue.js';
+import type { DropReason, DeliveredRunJob } from '../../runs/run-queue.js';
 import { runCheck, type ReadinessCheck } from '../../system/system.routes.js';
 import { findOverdueMonitors } from '../overdue-monitors.js';
 import { cachedRead } from './cached-read.js';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 
 const DROP_REASONS: readonly DropReason[] = ['dependency_unavailable', 'shutdown', 'error'];
 const OVERDUE_CACHE_MS = 5_000;

@@ -1,7 +1,7 @@
 import { METHODS } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 
 // Seconds: enough to tell a fast answer (under 25 ms) from a slow one and to read a p95 within a bucket's width.
 const REQUEST_BUCKETS = [0.005, 0.025, 0.1, 0.5, 2.5];

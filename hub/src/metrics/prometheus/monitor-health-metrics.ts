@@ -4,7 +4,7 @@ import { listOrganizationsWithMonitors } from '../../monitors/monitor.repository
 import { healthStatusSchema, listMonitorMetricsQuery, type MonitorMetricsRow } from '../metrics.schema.js';
 import type { MetricsService } from '../metrics.service.js';
 import { cachedRead } from './cached-read.js';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 import { registerMonitorInfoMetrics } from './monitor-info-metrics.js';
 
 const CACHE_MS = 30_000;

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../../db/database.js';
 import { cachedRead } from './cached-read.js';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 import { listMonitorCatalog } from './monitor-catalog.repository.js';
 
 const CACHE_MS = 30_000;

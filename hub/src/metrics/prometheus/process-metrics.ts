@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../config/settings.js';
-import { createMetricsRegistry } from './metrics-registry.js';
-import { startMetricsServer } from './metrics-server.js';
+import { createMetricsRegistry } from '../../system/metrics-registry.js';
+import { startMetricsServer } from '../../http/metrics-server.js';
 
 export interface ProcessMetrics {
   registry: Registry;

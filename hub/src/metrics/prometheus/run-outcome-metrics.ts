@@ -3,7 +3,7 @@ import { ERROR_CLASSES } from '../../runner/run-outcome.js';
 import type { RunFinishedHook } from '../../runs/run-finished.js';
 import { errorClassOfRun } from '../run-error-class.js';
 import { cachedRead } from './cached-read.js';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 import type { CatalogMonitor } from './monitor-catalog.repository.js';
 
 // Seconds, from 5 ms (a fast API answers within 10 ms from the same cluster) to 2 minutes (the default run

@@ -1,5 +1,5 @@
 import { Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 
 // Seconds, from 100 ms to 10 minutes: a healthy queue starts a run within a second or two of its slot; minutes
 // mean the workers of the location cannot keep up (or were down).

@@ -8,7 +8,7 @@ import {
   type NotificationMessage,
 } from './channel.js';
 
-export const chatChannelConfig = z.object({
+const chatChannelConfig = z.object({
   botToken: z.string().min(1),
   channel: z.string().min(1),
   /** The failure message's thread, for a recovery. */

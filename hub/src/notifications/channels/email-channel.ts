@@ -10,9 +10,9 @@ import {
   type NotificationChannel,
   type NotificationMessage,
 } from './channel.js';
-import { escapeHtml } from './html-escape.js';
+import { escapeHtml } from '../../http/html-escape.js';
 
-export const emailChannelConfig = z.object({
+const emailChannelConfig = z.object({
   fromAddress: z.email(),
   fromName: z.string().optional(),
   replyTo: z.email().optional(),

@@ -4,14 +4,14 @@ import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { ChannelSendError, type NotificationChannel, type NotificationMessage } from './channel.js';
 
-export const webhookChannelConfig = z.object({
+const webhookChannelConfig = z.object({
   url: z.url(),
   signingSecret: z.string().startsWith('whsec_'),
 });
 export type WebhookChannelConfig = z.infer<typeof webhookChannelConfig>;
 
 /** The JSON body every webhook receives (docs/notifications.md); `version` changes on any breaking change. */
-export function webhookPayloadOf(message: NotificationMessage) {
+function webhookPayloadOf(message: NotificationMessage) {
   return {
     version: '1',
     type: message.kind === 'recovery' ? 'monitor.recovered' : 'monitor.alert',

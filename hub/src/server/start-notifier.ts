@@ -1,19 +1,22 @@
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
-import type { Components } from '../server/components.js';
+import type { Components } from './components.js';
 import { systemClock, type Clock } from '../system/clock.js';
-import { createBullmqDeliveryQueue } from './bullmq-delivery-queue.js';
-import { createChatChannel } from './channels/chat-channel.js';
+import { createBullmqDeliveryQueue } from '../notifications/bullmq-delivery-queue.js';
+import { createChatChannel } from '../notifications/channels/chat-channel.js';
 import { createEgressAgent } from '../egress/egress-connector.js';
 import { createEgressPolicy, type EgressPolicy } from '../egress/egress-policy.js';
-import { createEmailChannel } from './channels/email-channel.js';
-import type { NotificationChannel } from './channels/channel.js';
-import { createWebhookChannel } from './channels/webhook-channel.js';
-import type { DeliveryQueue } from './delivery-queue.js';
-import { createInProcessDeliveryQueue } from './in-process-delivery-queue.js';
-import { createDeliveryHandler, type DeliveryAttemptOutcome } from './notification-delivery.js';
-import { ruleEvaluationHook } from './rule-evaluation-hook.js';
+import { createEmailChannel } from '../notifications/channels/email-channel.js';
+import type { NotificationChannel } from '../notifications/channels/channel.js';
+import { createWebhookChannel } from '../notifications/channels/webhook-channel.js';
+import type { DeliveryQueue } from '../notifications/delivery-queue.js';
+import { createInProcessDeliveryQueue } from '../notifications/in-process-delivery-queue.js';
+import {
+  createDeliveryHandler,
+  type DeliveryAttemptOutcome,
+} from '../notifications/notification-delivery.js';
+import { ruleEvaluationHook } from '../notifications/rule-evaluation-hook.js';
 
 export interface NotifierOptions {
   settings: Readonly<Pick<Settings, 'REDIS_URL' | 'SLACK_API_URL' | 'PUBLIC_URL'>>;

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { version } from '../../system/version.js';
+import { version } from './version.js';
 
 export const METRIC_PREFIX = 'meerkat_';
 

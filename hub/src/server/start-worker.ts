@@ -6,13 +6,13 @@ import type { RunFinishedHook } from '../runs/run-finished.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { createMonitorRunner, type MonitorRunner } from '../runner/monitor-runner.js';
-import type { ConsumeOptions } from '../scheduling/run-queue.js';
-import type { Components } from '../server/components.js';
-import { drainPartOfGraceMs } from '../server/serve-api.js';
+import type { ConsumeOptions } from '../runs/run-queue.js';
+import type { Components } from './components.js';
+import { drainPartOfGraceMs } from './serve-api.js';
 import { systemClock } from '../system/clock.js';
-import { startProcessMaintenance } from './maintenance.js';
-import { createRunJobHandler } from './run-job-handler.js';
-import { createWorkerExecutor } from './worker-executor.js';
+import { startRunReaper } from '../worker/run-reaper.js';
+import { createRunJobHandler } from '../worker/run-job-handler.js';
+import { createWorkerExecutor } from '../worker/worker-executor.js';
 
 export interface StartWorkerOptions {
   settings: Readonly<Settings>;
@@ -77,10 +77,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
     concurrency: options.concurrency,
     ...(options.onDropped ? { onDropped: options.onDropped } : {}),
   });
-  const maintenance = startProcessMaintenance(
-    { settings, db: components.db, log },
-    { reapWithHooks: options.hooks ?? [] },
-  );
+  const reaper = startRunReaper({ settings, db: components.db, log, hooks: options.hooks ?? [] });
   log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
 
   return {
@@ -92,7 +89,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       );
       await consumer.close();
       clearTimeout(abortLater);
-      await maintenance.stop();
+      await reaper.stop();
       await Promise.all([...runners.values()].map(({ runner }) => runner.close()));
     },
   };

@@ -5,24 +5,28 @@ import { pinoHttp } from 'pino-http';
 import { authenticate } from '../auth/middleware.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import { connectionRoutes } from '../connections/connection.routes.js';
+import { consoleApiRoutes, publicStatusRoutes } from '../console/console-api.routes.js';
+import { createConsoleService } from '../console/console.service.js';
+import { consoleRoutes, type ConsoleSettings } from '../console/console.routes.js';
 import { createConnectionService } from '../connections/connection.service.js';
 import { integrationRoutes } from '../integrations/integration.routes.js';
 import { createIntegrationService } from '../integrations/integration.service.js';
 import { notificationRoutes } from '../notifications/notification.routes.js';
 import { createNotificationService } from '../notifications/notification.service.js';
-import type { MonitorDependant } from '../monitors/monitor-dependants.js';
 import { metricsRoutes } from '../metrics/metrics.routes.js';
 import { createMetricsService, type MetricsService } from '../metrics/metrics.service.js';
 import { monitorRoutes } from '../monitors/monitor.routes.js';
 import { runRoutes } from '../runs/run.routes.js';
 import { createRunService } from '../runs/run.service.js';
-import type { RunQueue } from '../scheduling/run-queue.js';
+import type { RunQueue } from '../runs/run-queue.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createMonitorService } from '../monitors/monitor.service.js';
+import { notificationRuleDependant } from '../notifications/rule-sync.js';
+import { scheduleDependant } from '../scheduling/schedule-dependant.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import { createEgressPolicies, type EgressPolicies } from '../egress/egress-policies.js';
 import type { Db } from '../db/database.js';
-import { buildOpenApiDocument } from '../openapi/document.js';
+import { buildOpenApiDocument } from './openapi-document.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { secretRoutes } from '../secrets/secret.routes.js';
 import { createSecretService } from '../secrets/secret.service.js';
@@ -34,9 +38,9 @@ import { slackEventsRoutes } from '../slack/slack-events.routes.js';
 import type { SlackSettings } from '../slack/slack-settings.js';
 import { systemRoutes, type ReadinessCheck } from '../system/system.routes.js';
 import { version as packageVersion } from '../system/version.js';
-import { errorMiddleware, notFoundHandler } from './error-middleware.js';
+import { errorMiddleware, notFoundHandler } from '../http/error-middleware.js';
 import { createRateLimits, type RateLimitSettings } from './rate-limit.js';
-import { UnsupportedMediaTypeError } from './errors.js';
+import { UnsupportedMediaTypeError } from '../http/errors.js';
 
 export interface AppDeps {
   db: Db;
@@ -52,8 +56,6 @@ export interface AppDeps {
   runQueue: RunQueue;
   /** Run after every run result recorded through the API (runner Jobs), as workers do. */
   runFinishedHooks?: readonly RunFinishedHook[];
-  /** Synced inside every monitor upsert and delete (rules, schedules). */
-  monitorDependants?: readonly MonitorDependant[];
   clock?: Clock;
   version?: string;
   /** How old the fleet metrics may be, in percent of their period (METRICS_FLEET_MAX_AGE_PERCENT). */
@@ -74,9 +76,11 @@ export interface AppDeps {
   egress?: EgressPolicies;
   /** Per-caller, per-address and per-Slack-workspace limits (docs/adr/0012-rate-limits.md); none when absent. */
   rateLimits?: RateLimitSettings;
+  /** The web console under /ui/ (docs/console.md); api-key sign-in and the default build folder when absent. */
+  console?: ConsoleSettings;
 }
 
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A body on a write must be JSON; anything else is 415 before it reaches a route. */
@@ -168,6 +172,11 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApiDocument);
   });
 
+  const consoleService = createConsoleService({ db: deps.db, clock, metrics });
+  // Public: the console's static pages and the opted-in status pages carry no bearer token.
+  app.use('/ui', consoleRoutes(deps.console ?? { signIn: { authMode: 'api-key' } }));
+  app.use('/status-pages/public', rateLimits.beforeCredentialCheck, publicStatusRoutes(consoleService));
+
   const oauth = createOAuthService({ db: deps.db, cipher: deps.cipher, clock, slack });
   app.use('/integrations/oauth', oauthBrowserRoutes(oauth));
 
@@ -197,7 +206,9 @@ export function createApp(deps: AppDeps): Express {
         clock,
         locations: deps.locations ?? ['default'],
         egress,
-        dependants: deps.monitorDependants ?? [],
+        // Synced inside every monitor upsert and delete, here only, so processes and tests keep rules and
+        // schedules the same way.
+        dependants: [notificationRuleDependant(systemClock), scheduleDependant],
       }),
     ),
   );
@@ -208,6 +219,7 @@ export function createApp(deps: AppDeps): Express {
     ),
   );
   app.use('/metrics', metricsRoutes(metrics));
+  app.use(consoleApiRoutes(consoleService));
 
   app.use(notFoundHandler);
   app.use(errorMiddleware());

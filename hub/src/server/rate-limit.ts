@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { principalOf } from '../auth/middleware.js';
 import type { Settings } from '../config/settings.js';
-import { addressKey, clientAddress } from './client-address.js';
-import { RateLimitedError } from './errors.js';
-import { createTokenBuckets, isLimited, type BucketRate } from './token-buckets.js';
+import { addressKey, clientAddress } from '../http/client-address.js';
+import { RateLimitedError } from '../http/errors.js';
+import { createTokenBuckets, isLimited, type BucketRate } from '../http/token-buckets.js';
 
 /** The limits of docs/adr/0012-rate-limits.md, from the API_* settings; a rate or burst of 0 turns one off. */
 export interface RateLimitSettings {

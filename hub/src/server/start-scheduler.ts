@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
-import type { Components } from '../server/components.js';
-import { startPeriodic } from '../server/periodic.js';
-import { startProcessMaintenance } from '../worker/maintenance.js';
-import { drainScheduleOutbox, reconcileAllSchedules } from './schedule-reconciler.js';
+import type { Components } from './components.js';
+import { systemClock } from '../system/clock.js';
+import { startPeriodic } from '../system/periodic.js';
+import { startRunRetention } from '../scheduling/run-retention.js';
+import { drainScheduleOutbox, reconcileAllSchedules } from '../scheduling/schedule-reconciler.js';
 
 const OUTBOX_POLL_MS = 1000;
 const FULL_RECONCILE_MS = 10 * 60 * 1000;
@@ -47,15 +48,18 @@ export async function startScheduler(options: {
     OUTBOX_POLL_MS,
     (error) => log.error({ err: error }, 'schedule sync failed'),
   );
-  const maintenance = startProcessMaintenance(
-    { settings, db: components.db, log },
-    { retentionDays: settings.RUN_RETENTION_DAYS },
-  );
+  const retention = startRunRetention({
+    db: components.db,
+    clock: systemClock,
+    log,
+    retentionDays: settings.RUN_RETENTION_DAYS,
+    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
+  });
   log.info({ locations }, 'scheduler running');
   return {
     async close() {
       await sync.stop();
-      await maintenance.stop();
+      await retention.stop();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createDocument } from 'zod-openapi';
 import { connectionPaths } from '../connections/connection.routes.js';
+import { consolePaths } from '../console/console-api.routes.js';
 import { metricsPaths } from '../metrics/metrics.routes.js';
 import { integrationPaths } from '../integrations/integration.routes.js';
 import { monitorPaths } from '../monitors/monitor.routes.js';
@@ -9,8 +10,8 @@ import { secretPaths } from '../secrets/secret.routes.js';
 import { oauthPaths } from '../slack/oauth.routes.js';
 import { slackEventsPaths } from '../slack/slack-events.routes.js';
 import { systemPaths } from '../system/system.routes.js';
-import { assignOperationIds } from './operation-ids.js';
-import { methodNotAllowedResponse } from './responses.js';
+import { assignOperationIds } from '../openapi/operation-ids.js';
+import { methodNotAllowedResponse } from '../openapi/responses.js';
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(version: string) {
@@ -47,6 +48,7 @@ export function buildOpenApiDocument(version: string) {
       ...slackEventsPaths,
       ...notificationPaths,
       ...secretPaths,
+      ...consolePaths,
     },
   });
   assignOperationIds(document.paths ?? {});

@@ -3,11 +3,11 @@ import type { Settings } from '../config/settings.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
-import type { Components } from '../server/components.js';
+import type { Components } from './components.js';
 import { createRunJobHandler } from '../worker/run-job-handler.js';
-import { createJobExecutor } from './job-executor.js';
-import { batchApiFor, kubeConfigFor } from './kube-clients.js';
-import { watchRunnerJobs } from './runner-job-watcher.js';
+import { createJobExecutor } from '../jobs/job-executor.js';
+import { batchApiFor, kubeConfigFor } from '../jobs/kube-clients.js';
+import { watchRunnerJobs } from '../jobs/runner-job-watcher.js';
 
 const DISPATCH_CONCURRENCY = 20;
 

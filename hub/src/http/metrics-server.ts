@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import { listen } from '../../server/listen.js';
+import { listen } from './listen.js';
 
 export interface RunningMetricsServer {
   server: Server;

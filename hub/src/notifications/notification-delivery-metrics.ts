@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { DeliveryAttemptOutcome } from '../../notifications/notification-delivery.js';
-import { METRIC_PREFIX } from './metrics-registry.js';
+import type { DeliveryAttemptOutcome } from './notification-delivery.js';
+import { METRIC_PREFIX } from '../system/metrics-registry.js';
 
 // Seconds, from 50 ms to 30 s (a webhook send times out after 15 s; SMTP has no shorter bound of its own).
 const SEND_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];

@@ -1,7 +1,7 @@
 import { maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorCode } from '../http/errors.js';
-import { statusOfCode } from '../http/error-middleware.js';
+import type { ErrorCode } from './errors.js';
+import { statusOfCode } from './error-middleware.js';
 
 /** Why Node's HTTP parser gave up on a request, as the error code and words of the JSON answer. */
 function answerFor(error: NodeJS.ErrnoException): { code: ErrorCode; message: string } {

@@ -1,0 +1,168 @@
+// The contract of RunQueue (hub/src/runs/run-queue.ts), run against both implementations: BullMQ on the test Redis
+// (a key prefix of its own per queue) and the in-process twin of `meerkat dev`. What only one of them does (Redis
+// away, timers past 24.8 days) is in its own file.
+import { describe, expect, it } from 'vitest';
+import type { DeliveredRunJob, DropReason, RunQueue, RunSchedule } from '../../hub/src/runs/run-queue.js';
+import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
+import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
+import { capturedLog } from '../harness/captured-log.js';
+import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
+import { eventually } from '../harness/eventually.js';
+
+type Log = ReturnType<typeof capturedLog>['log'];
+
+const implementations: Array<{ name: string; open: (log: Log) => RunQueue }> = [
+  {
+    name: 'BullMQ',
+    open: (log) =>
+      createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: testRedisPrefix(), log, retrySeconds: 10 }),
+  },
+  { name: 'in-process', open: (log) => createInProcessRunQueue({ log, retrySeconds: 10 }) },
+];
+
+const job = { organizationId: 'acme', monitorId: 'm', location: 'default' } as const;
+const entries = (lines: readonly string[]) =>
+  lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+function schedule(id: string, location = 'default'): RunSchedule {
+  return { id, location, everyMs: 3_600_000, offsetMs: 1_000, data: { ...job, monitorId: id, location } };
+}
+
+describe.each(implementations)('the $name run queue', ({ open }) => {
+  async function withQueue(test: (queue: RunQueue, lines: readonly string[]) => Promise<void>) {
+    const capture = capturedLog();
+    const queue = open(capture.log);
+    try {
+      await test(queue, capture.lines);
+    } finally {
+      await queue.close();
+    }
+  }
+
+  it('delivers an enqueued run to a consumer of its location, once, as delivery 1 of the run id', async () => {
+    await withQueue(async (queue) => {
+      const delivered: DeliveredRunJob[] = [];
+      const consumer = queue.consume(['default'], (d) => Promise.resolve(void delivered.push(d)), {
+        concurrency: 1,
+      });
+      try {
+        await queue.enqueue({ ...job, location: 'eu-west', runId: 'run_elsewhere' });
+        await queue.enqueue({ ...job, runId: 'run_here' });
+        await eventually(() => Promise.resolve(delivered.length > 0 ? true : undefined));
+        expect(delivered).toMatchObject([
+          { id: 'run_here', data: { ...job, runId: 'run_here' }, slot: undefined, delivery: 1 },
+        ]);
+      } finally {
+        await consumer.close();
+      }
+    });
+  });
+
+  it('drops a job whose handler fails for any reason but a dependency at once, and goes on', async () => {
+    await withQueue(async (queue, lines) => {
+      const handled: Array<[string | undefined, number]> = [];
+      const dropped: Array<[string | undefined, DropReason]> = [];
+      const consumer = queue.consume(
+        ['default'],
+        (d) => {
+          handled.push([d.data.runId, d.delivery]);
+          return d.data.runId === 'run_broken'
+            ? Promise.reject(new Error('the definition cannot be read'))
+            : Promise.resolve();
+        },
+        { concurrency: 1, onDropped: (d, reason) => dropped.push([d.data.runId, reason]) },
+      );
+      try {
+        await queue.enqueue({ ...job, runId: 'run_broken' });
+        await queue.enqueue({ ...job, runId: 'run_fine' });
+        await eventually(() => Promise.resolve(handled.length === 2 ? true : undefined));
+        const failures = entries(lines).filter((e) => e.msg === 'run job dropped');
+        expect(failures).toMatchObject([
+          {
+            level: 50,
+            ...job,
+            runId: 'run_broken',
+            reason: 'error',
+            attempt: 1,
+            err: { message: 'the definition cannot be read' },
+          },
+        ]);
+        expect(handled).toEqual([
+          ['run_broken', 1],
+          ['run_fine', 1],
+        ]);
+        expect(dropped).toEqual([['run_broken', 'error']]);
+      } finally {
+        await consumer.close();
+      }
+    });
+  });
+
+  it('delivers a job again, counting deliveries, while its handler finds a dependency away', async () => {
+    await withQueue(async (queue, lines) => {
+      const deliveries: number[] = [];
+      const consumer = queue.consume(
+        ['default'],
+        (d) => {
+          deliveries.push(d.delivery);
+          return d.delivery < 3
+            ? Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'))
+            : Promise.resolve();
+        },
+        { concurrency: 1 },
+      );
+      try {
+        await queue.enqueue({ ...job, runId: 'run_retried' });
+        await eventually(() => Promise.resolve(deliveries.length === 3 ? true : undefined));
+        expect(deliveries).toEqual([1, 2, 3]);
+        expect(entries(lines).filter((e) => e.msg === 'run job will be retried')).toHaveLength(2);
+        expect(entries(lines).some((e) => e.msg === 'run job dropped')).toBe(false);
+      } finally {
+        await consumer.close();
+      }
+    });
+  });
+
+  it('keeps schedules by id, per location: a second upsert replaces, remove deletes', async () => {
+    await withQueue(async (queue) => {
+      await queue.upsertSchedule(schedule('hourly'));
+      await queue.upsertSchedule({ ...schedule('hourly'), offsetMs: 2_000 });
+      await queue.upsertSchedule(schedule('elsewhere', 'eu-west'));
+      expect(await queue.listScheduleIds('default')).toEqual(['hourly']);
+      expect(await queue.listSchedules('default')).toEqual([
+        { id: 'hourly', everyMs: 3_600_000, offsetMs: 2_000, current: true },
+      ]);
+      await queue.removeSchedule('default', 'hourly');
+      expect(await queue.listScheduleIds('default')).toEqual([]);
+      expect(await queue.listScheduleIds('eu-west')).toEqual(['elsewhere']);
+    });
+  });
+
+  it('delivers the job of one slot of a schedule, due at the slot, under the scheduler’s job id', async () => {
+    await withQueue(async (queue) => {
+      const delivered: DeliveredRunJob[] = [];
+      const consumer = queue.consume(['default'], (d) => Promise.resolve(void delivered.push(d)), {
+        concurrency: 1,
+      });
+      try {
+        const slotMs = Date.UTC(2026, 0, 1, 12);
+        await queue.enqueueSlot(schedule('missed'), slotMs);
+        await eventually(() => Promise.resolve(delivered.length > 0 ? true : undefined));
+        expect(delivered).toMatchObject([
+          { id: `repeat:missed:${slotMs}`, slot: String(slotMs), dueAt: new Date(slotMs), delivery: 1 },
+        ]);
+        expect(delivered[0]?.data).toEqual(schedule('missed').data);
+      } finally {
+        await consumer.close();
+      }
+    });
+  });
+
+  it('says its schedules are present once a full reconcile marked them so', async () => {
+    await withQueue(async (queue) => {
+      await queue.markSchedulesPresent();
+      expect(await queue.schedulesPresent()).toBe(true);
+    });
+  });
+});
