@@ -11,6 +11,9 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY hub ./hub
 COPY operator ./operator
 RUN npm run build
+# The web console (docs/adr/0020-web-console.md): built here, served by the hub from dist/web/dist.
+COPY web ./web
+RUN npm run build:console
 
 FROM node:20-bookworm-slim AS production-deps
 WORKDIR /app
@@ -24,6 +27,7 @@ WORKDIR /app
 RUN groupadd --gid 10001 meerkat && useradd --uid 10001 --gid meerkat --no-create-home --shell /usr/sbin/nologin meerkat
 COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./dist/web/dist
 COPY package.json ./
 COPY bin ./bin
 USER 10001:10001

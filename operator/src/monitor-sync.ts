@@ -182,6 +182,7 @@ async function withHealthFrom(
   deps: ReconcileDependencies,
 ): Promise<MonitorResourceStatus> {
   const id = resource.metadata.uid;
+  if (deps.monitorUrl) status = { ...status, consoleUrl: deps.monitorUrl(id) };
   try {
     const figures = await deps.hub.getMonitorMetrics?.(id);
     if (!figures) return status;

@@ -2,10 +2,10 @@
 // installation) and finds the cluster as kubectl does (in-cluster ServiceAccount, else KUBECONFIG).
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { createHubClient } from '../../hub/src/cli/hub-client.js';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
 import { createLogger } from '../../hub/src/log/logger.js';
-import { createMetricsRegistry } from '../../hub/src/metrics/prometheus/metrics-registry.js';
-import { startMetricsServer } from '../../hub/src/metrics/prometheus/metrics-server.js';
+import { createMetricsRegistry } from '../../hub/src/system/metrics-registry.js';
+import { startMetricsServer } from '../../hub/src/http/metrics-server.js';
 import { startHealthServer } from './health-server.js';
 import { loadOperatorSettings } from './operator-settings.js';
 import { parseProjectPolicy } from './project-tenancy.js';
@@ -38,7 +38,9 @@ export function registerOperatorCommand(program: Command): void {
           : { watchNamespace: settings.OPERATOR_WATCH_NAMESPACE }),
         hubGraceMs: settings.OPERATOR_HUB_GRACE_SECONDS * 1000,
         projects: parseProjectPolicy(settings.OPERATOR_NAMESPACE_PROJECTS),
-        runUrl: (runId) => new URL(`/runs/${encodeURIComponent(runId)}`, publicUrl).toString(),
+        // The hub's web console (docs/console.md), so `kubectl describe` leads to the pages people read.
+        runUrl: (runId) => new URL(`/ui/runs/${encodeURIComponent(runId)}`, publicUrl).toString(),
+        monitorUrl: (id) => new URL(`/ui/monitors/${encodeURIComponent(id)}`, publicUrl).toString(),
         ...(settings.OPERATOR_LEADER_ELECTION === 'true'
           ? {
               leaderElection: {

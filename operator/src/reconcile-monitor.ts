@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 import type { Monitor } from '../../hub/src/contract/monitor-definition.js';
 import type { Run } from '../../hub/src/contract/run.js';
-import { HubRequestError } from '../../hub/src/cli/hub-client.js';
+import { HubRequestError } from '../../hub/src/client/hub-client.js';
 import {
   describeHubFailure,
   HubUnreachableError,
@@ -65,6 +65,8 @@ export interface ReconcileDependencies {
   projects?: ProjectPolicy;
   /** The URL of a run, for status.lastRunUrl. */
   runUrl?: (runId: string) => string;
+  /** The console page of a hub monitor id, for status.consoleUrl. */
+  monitorUrl?: (monitorId: string) => string;
   /** The resource a hub monitor id (a uid) belongs to, so a refusal naming another monitor names its resource. */
   resourceOfMonitorId?: (id: string) => MonitorKey | undefined;
 }
@@ -117,7 +119,7 @@ async function addFinalizer(
 }
 
 /** Writes the status only when it says something new, and announces condition changes as Events. */
-export async function writeStatusIfChanged(
+async function writeStatusIfChanged(
   resource: MonitorResource,
   before: MonitorResourceStatus | undefined,
   after: MonitorResourceStatus,
@@ -179,6 +181,6 @@ async function blockDeletion(resource: MonitorResource, error: unknown, deps: Re
   throw unreachable ? new HubUnreachableError(error) : error;
 }
 
-export function keyOf(resource: MonitorResource): MonitorKey {
+function keyOf(resource: MonitorResource): MonitorKey {
   return { namespace: resource.metadata.namespace, name: resource.metadata.name };
 }

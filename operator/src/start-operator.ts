@@ -40,6 +40,8 @@ export interface OperatorOptions {
   projects?: ProjectPolicy;
   /** The URL of a run, for status.lastRunUrl. */
   runUrl?: (runId: string) => string;
+  /** The console page of a hub monitor id, for status.consoleUrl. */
+  monitorUrl?: (monitorId: string) => string;
   /** Only this namespace's Monitors (OPERATOR_WATCH_NAMESPACE); every namespace when absent. */
   watchNamespace?: string;
   /** Absent: this process is the only replica and always leads. */
@@ -82,6 +84,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     resourceOfMonitorId: index.keyOfUid,
     ...(options.projects ? { projects: options.projects } : {}),
     ...(options.runUrl ? { runUrl: options.runUrl } : {}),
+    ...(options.monitorUrl ? { monitorUrl: options.monitorUrl } : {}),
   };
   let resumeFrom = options.resumeWatchFrom;
   let controller: { watch: MonitorWatch; queue: ReconcileQueue; stop(): Promise<void> } | undefined;

@@ -2,7 +2,7 @@
 // failure (a lost status write, a hub that is down) can be staged exactly.
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { HubRequestError } from '../../hub/src/cli/hub-client.js';
+import { HubRequestError } from '../../hub/src/client/hub-client.js';
 import {
   monitorDefinitionSchema,
   type Monitor,
@@ -150,7 +150,8 @@ function setUp(extra: { graceMs?: number } = {}) {
     events: {
       record: (_resource: MonitorResource, event: MonitorEvent) => Promise.resolve(void events.push(event)),
     },
-    runUrl: (runId: string) => `https://meerkat.example/runs/${runId}`,
+    runUrl: (runId: string) => `https://meerkat.example/ui/runs/${runId}`,
+    monitorUrl: (monitorId: string) => `https://meerkat.example/ui/monitors/${monitorId}`,
   };
   const synced = () => resources.resource?.status?.conditions?.find((c) => c.type === 'Synced');
   return { hub, resources, deps, synced, events, availability };
@@ -321,7 +322,8 @@ describe('reconcileMonitor', () => {
       lastRunResult: 'Failed',
       lastRunError:
         'login: secret shop_client not found in production; sent Authorization: Bearer [redacted]',
-      lastRunUrl: 'https://meerkat.example/runs/run_9',
+      lastRunUrl: 'https://meerkat.example/ui/runs/run_9',
+      consoleUrl: `https://meerkat.example/ui/monitors/${uid}`,
       lastRun: '2025-01-01T00:00:02Z',
     });
     const healthy = resources.resource?.status?.conditions?.find((c) => c.type === 'Healthy');

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { describeIssue, formatIssuePath } from '../contract/issue-path.js';
 import '../contract/zod-messages.js';
 import type { ApiKeyEntry } from '../auth/api-keys.js';
-import { organizationIdSchema, roleSchema } from '../auth/principal.js';
+import { organizationIdSchema, roleSchema } from '../contract/roles.js';
 import { egressSettingsShape } from '../egress/egress-rules.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
+import { InvalidSettingError } from './invalid-setting-error.js';
 import { locationsSetting } from './locations.js';
 
 /** The process kinds of DESIGN.md; some defaults depend on which one is starting. */
@@ -70,6 +71,9 @@ const settingsSchema = z
     AUTH_API_KEYS: apiKeyEntries,
     OIDC_ISSUER: optionalUrl,
     OIDC_AUDIENCE: optionalString,
+    // The web console's public OIDC client (authorization code with PKCE); docs/console.md.
+    OIDC_CONSOLE_CLIENT_ID: optionalString,
+    OIDC_CONSOLE_SCOPE: z.string().min(1).default('openid'),
     OIDC_ALGORITHMS: z
       .string()
       .default('RS256,PS256,ES256,EdDSA')
@@ -152,16 +156,6 @@ export interface Settings extends Omit<ParsedEnvironment, 'HOST'> {
   readonly processKind: ProcessKind;
   /** `dev` is the laptop mode; every other process is production mode (missing keys stop it). */
   readonly production: boolean;
-}
-
-export class InvalidSettingError extends Error {
-  constructor(
-    readonly setting: string,
-    readonly reason: string,
-  ) {
-    super(`invalid setting ${setting}: ${reason}`);
-    this.name = new.target.name;
-  }
 }
 
 /** Settings a production process cannot do without; `dev` creates its own under MEERKAT_DATA_DIR. */

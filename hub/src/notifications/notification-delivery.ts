@@ -1,9 +1,9 @@
 import { findConnection } from '../connections/connection.repository.js';
-import { openConnectionCredentials } from '../connections/connection-credentials.js';
+import { openCredentials } from '../crypto/row-credentials.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
+import type { NotifiedChannel } from '../db/tables.js';
 import { findIntegration, type IntegrationRow } from '../integrations/integration.repository.js';
-import { openIntegrationCredentials } from '../integrations/integration-credentials.js';
 import type { Clock } from '../system/clock.js';
 import { ChannelSendError, type NotificationChannel, type NotificationMessage } from './channels/channel.js';
 import type { DeliveryAttempt } from './delivery-queue.js';
@@ -39,9 +39,15 @@ function channelLabelOf(type: string | undefined): DeliveryAttemptOutcome['chann
   return type === 'chat' || type === 'email' || type === 'webhook' ? type : 'unknown';
 }
 
-type ChannelTarget = Record<string, unknown> & { integrationId: string; location: string; kind: string };
+/** The console page of the run that fired the event (docs/console.md), or of its monitor when no run did. */
+function consoleLinkOf(publicUrl: string, event: NotificationEventRow): string {
+  const base = publicUrl.replace(/\/+$/, '');
+  return event.run_id === null
+    ? `${base}/ui/monitors/${encodeURIComponent(event.monitor_id)}`
+    : `${base}/ui/runs/${encodeURIComponent(event.run_id)}`;
+}
 
-async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target: ChannelTarget) {
+async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target: NotifiedChannel) {
   const org = event.organization_id;
   const { monitor, run } = await findMessageSubject(deps.db, org, event.monitor_id, event.run_id);
   const message: NotificationMessage = {
@@ -57,10 +63,7 @@ async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target
       errors: run?.errors ?? [],
       completedAt: run?.completed_at?.toISOString() ?? null,
     },
-    link:
-      deps.publicUrl === undefined
-        ? undefined
-        : `${deps.publicUrl.replace(/\/$/, '')}/runs/?monitorId=${encodeURIComponent(event.monitor_id)}`,
+    link: deps.publicUrl === undefined ? undefined : consoleLinkOf(deps.publicUrl, event),
     createdAt: event.created_at.toISOString(),
   };
   return message;
@@ -70,7 +73,7 @@ async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target
 async function rawChannelConfig(
   deps: DeliveryDeps,
   integration: IntegrationRow,
-  target: ChannelTarget,
+  target: NotifiedChannel,
   event: NotificationEventRow,
   channelKey: string,
 ) {
@@ -78,7 +81,11 @@ async function rawChannelConfig(
   const credentials =
     integration.credentials_encrypted === null
       ? {}
-      : openIntegrationCredentials(deps.cipher, org, integration.id, integration.credentials_encrypted);
+      : openCredentials(
+          deps.cipher,
+          { table: 'integrations', organizationId: org, id: integration.id },
+          integration.credentials_encrypted,
+        );
   if (integration.provider_type === 'email') {
     const connection =
       integration.connection_id === null
@@ -87,7 +94,11 @@ async function rawChannelConfig(
     const smtp =
       connection?.credentials_encrypted == null
         ? {}
-        : openConnectionCredentials(deps.cipher, org, connection.id, connection.credentials_encrypted);
+        : openCredentials(
+            deps.cipher,
+            { table: 'connections', organizationId: org, id: connection.id },
+            connection.credentials_encrypted,
+          );
     return { ...integration.config, toAddresses: target.toAddresses, smtp };
   }
   if (integration.provider_type === 'chat') {
@@ -115,9 +126,9 @@ export function createDeliveryHandler(deps: DeliveryDeps) {
     if (data.ruleId !== null) await awaitRuleEvaluation(deps.db, org, data.ruleId);
     const event = await findEvent(deps.db, org, eventId);
     if (event === undefined) return; // its transaction rolled back, or its monitor was deleted
-    const current = (event.delivery_status as Record<string, { status?: string }>)[channelKey]?.status;
+    const current = event.delivery_status[channelKey]?.status;
     if (current !== undefined && current !== 'pending') return;
-    const target = (event.channels_notified as Record<string, ChannelTarget>)[channelKey];
+    const target = event.channels_notified[channelKey];
     const report = (status: Parameters<typeof recordDeliveryOutcome>[4]['status']) =>
       recordDeliveryOutcome(deps.db, deps.clock, org, eventId, {
         channelKey,

@@ -3,7 +3,7 @@
  * turn these into method names (`client.listMonitors()`), so they are part of the contract: never rename one.
  * An operation without an entry fails `npm run gen` and the OpenAPI test, so a new route cannot ship without one.
  */
-export const operationIds: Readonly<Record<string, string>> = {
+const operationIds: Readonly<Record<string, string>> = {
   'GET /': 'getVersion',
   'GET /healthz': 'getLiveness',
   'GET /readyz': 'getReadiness',
@@ -21,6 +21,12 @@ export const operationIds: Readonly<Record<string, string>> = {
   'GET /metrics/monitors/{monitorId}': 'getMonitorMetrics',
   'GET /metrics/monitors': 'listMonitorMetrics',
   'GET /metrics/summary': 'getMetricsSummary',
+  'GET /principal': 'getPrincipal',
+  'GET /metrics/monitors/{monitorId}/uptime-days': 'listMonitorUptimeDays',
+  'GET /metrics/hourly-runs': 'listHourlyRuns',
+  'GET /status-pages/{project}': 'getStatusPage',
+  'PUT /status-pages/{project}': 'putStatusPage',
+  'GET /status-pages/public/{slug}': 'getPublicStatusPage',
   'GET /connections': 'listConnections',
   'POST /connections': 'createConnection',
   'GET /connections/{id}': 'getConnection',

@@ -8,6 +8,7 @@ import * as metricsHourlyRollups from './0006-metrics-hourly-rollups.js';
 import * as metricsDailyRollups from './0007-metrics-daily-rollups.js';
 import * as monitorLatestRuns from './0008-monitor-latest-runs.js';
 import * as partitionedRuns from './0009-partitioned-runs.js';
+import * as statusPages from './0010-status-pages.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007-metrics-daily-rollups': metricsDailyRollups,
   '0008-monitor-latest-runs': monitorLatestRuns,
   '0009-partitioned-runs': partitionedRuns,
+  '0010-status-pages': statusPages,
 };

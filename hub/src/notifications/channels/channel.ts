@@ -15,7 +15,7 @@ export interface NotificationMessage {
     errors: string[];
     completedAt: string | null;
   };
-  /** Where to look at the monitor's runs, when PUBLIC_URL is set. */
+  /** The run's page in the web console (PUBLIC_URL/ui/runs/{id}), when PUBLIC_URL is set. */
   link: string | undefined;
   createdAt: string;
 }

@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import { roleMay, type Permission } from '../auth/permissions.js';
+import type {
+  MonitorHourlyRuns,
+  PrincipalSummary,
+  PublicStatusPage,
+  StatusPage,
+  UptimeDay,
+} from '../contract/console.js';
+import type { Db } from '../db/database.js';
+import { NotFoundError } from '../http/errors.js';
+import type { MetricsService } from '../metrics/metrics.service.js';
+import { DAY_MS, dayOf } from '../metrics/time-buckets.js';
+import type { Clock } from '../system/clock.js';
+import { listMonitorHours, listUptimeDays, monitorExists } from './console-figures.repository.js';
+import {
+  findEnabledStatusPageBySlug,
+  findStatusPage,
+  listProjectMonitors,
+  upsertStatusPage,
+  type StatusPageRow,
+} from './status-page.repository.js';
+
+const PERMISSIONS: Permission[] = [
+  'read',
+  'monitors:write',
+  'runs:write',
+  'secrets:write',
+  'integrations:write',
+  'connections:write',
+  'oauth:write',
+  'secrets:resolve',
+  'events:report',
+  'runs:report',
+];
+const HOUR_MS = 3_600_000;
+const STATUS_PAGE_DAYS = 90;
+
+export interface ConsoleServiceDeps {
+  db: Db;
+  clock: Clock;
+  metrics: MetricsService;
+}
+
+const statusPageOf = (row: StatusPageRow): StatusPage => ({
+  project: row.project,
+  enabled: row.enabled,
+  slug: row.slug,
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export function createConsoleService({ db, clock, metrics }: ConsoleServiceDeps) {
+  /** `days` UTC days ending today, oldest first; a day without a rollup row has no runs. */
+  async function uptimeDaysOf(organizationId: string, monitorIds: string[], days: number) {
+    const today = dayOf(clock.now());
+    const since = new Date(today.getTime() - (days - 1) * DAY_MS);
+    const rows = await listUptimeDays(db, organizationId, monitorIds, since, clock.now());
+    const byKey = new Map(rows.map((r) => [`${r.monitorId} ${r.day.getTime()}`, r]));
+    return (monitorId: string): UptimeDay[] =>
+      Array.from({ length: days }, (_, i) => {
+        const day = new Date(since.getTime() + i * DAY_MS);
+        const row = byKey.get(`${monitorId} ${day.getTime()}`);
+        return {
+          day: day.toISOString().slice(0, 10),
+          uptimePercent: row?.uptimePercent ?? null,
+          runs: row?.runs ?? 0,
+          failures: row?.failures ?? 0,
+        };
+      });
+  }
+
+  return {
+    principal(principal: Principal): PrincipalSummary {
+      const permissions = PERMISSIONS.filter((p) => roleMay(principal.role, p));
+      return { organizationId: principal.organizationId, role: principal.role, permissions };
+    },
+
+    async uptimeDays(organizationId: string, monitorId: string, days: number): Promise<UptimeDay[]> {
+      if (!(await monitorExists(db, organizationId, monitorId)))
+        throw new NotFoundError(`monitor ${monitorId} not found`);
+      return (await uptimeDaysOf(organizationId, [monitorId], days))(monitorId);
+    },
+
+    async hourlyRuns(organizationId: string, hours: number): Promise<MonitorHourlyRuns[]> {
+      const since = new Date(Math.floor(clock.now().getTime() / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS);
+      const byMonitor = new Map<string, MonitorHourlyRuns>();
+      for (const row of await listMonitorHours(db, organizationId, since)) {
+        let series = byMonitor.get(row.monitorId);
+        if (series === undefined)
+          byMonitor.set(
+            row.monitorId,
+            (series = { monitorId: row.monitorId, project: row.project, hours: [] }),
+          );
+        if (row.hour !== null)
+          series.hours.push({ hour: row.hour.toISOString(), runs: row.runs, failures: row.failures });
+      }
+      return [...byMonitor.values()];
+    },
+
+    async statusPage(organizationId: string, project: string): Promise<StatusPage> {
+      const row = await findStatusPage(db, organizationId, project);
+      if (row === undefined) throw new NotFoundError(`project ${project} has no status page`);
+      return statusPageOf(row);
+    },
+
+    async switchStatusPage(organizationId: string, project: string, enabled: boolean): Promise<StatusPage> {
+      const newSlug = randomBytes(18).toString('base64url');
+      const row = await upsertStatusPage(db, { organizationId, project, enabled, newSlug, at: clock.now() });
+      return statusPageOf(row);
+    },
+
+    /** Names, health and uptime bars of a published page; an unknown slug and a switched-off page are alike 404. */
+    async publicStatusPage(slug: string): Promise<PublicStatusPage> {
+      const page = await findEnabledStatusPageBySlug(db, slug);
+      if (page === undefined) throw new NotFoundError('no such status page');
+      const org = page.organization_id;
+      const monitors = await listProjectMonitors(db, org, page.project);
+      const daysOf = await uptimeDaysOf(
+        org,
+        monitors.map((m) => m.id),
+        STATUS_PAGE_DAYS,
+      );
+      const health = new Map(
+        (await metrics.rows(org, { period: '24h' })).map((r) => [r.monitorId, r.status]),
+      );
+      return {
+        project: page.project,
+        monitors: monitors.map((m) => ({
+          name: m.name,
+          // A monitor saved after the fleet snapshot was taken has no figures yet.
+          status: health.get(m.id) ?? 'unknown',
+          days: daysOf(m.id).map(({ day, uptimePercent }) => ({ day, uptimePercent })),
+        })),
+      };
+    },
+  };
+}
+export type ConsoleService = ReturnType<typeof createConsoleService>;
