@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): a stand-in for the Dockerfile's `node:20-bookworm-slim`,
+# For the node tests (docs/adr/0019-real-node-in-tests.md): a stand-in for the Dockerfile's `node:20-bookworm-slim`,
 # which no registry here serves. Debian bookworm's minimal userland (debootstrap --variant=minbase, from the Debian
 # archive the machine's apt uses) plus this machine's own Node.js 20 (the installed `nodejs` package's node binary
 # and npm): the same Debian release and Node major as the upstream image, and the same tools the Dockerfile
@@ -11,29 +11,13 @@
 set -euo pipefail
 shopt -s inherit_errexit
 
-readonly CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/meerkat"
+readonly LOG_PREFIX=node:base
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 readonly IMAGE_NAME=localhost/meerkat-node-base:20-bookworm
 readonly UPSTREAM_NAME=docker.io/library/node:20-bookworm-slim
-readonly ARCHIVE="$CACHE_ROOT/images/node-base-20-bookworm.oci.tar"
-readonly BUILDAH=(buildah --root "$CACHE_ROOT/buildah/root" --runroot "$CACHE_ROOT/buildah/run" --storage-driver vfs)
-
-say() { printf '[node:base] %s\n' "$*"; }
-fail() {
-  printf '[node:base] error: %s\n' "$*" >&2
-  exit 1
-}
-
-debian_mirror() {
-  local mirror
-  mirror=$(
-    {
-      sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | tr ' ' '\n'
-      sed -nE 's/^deb(-src)?[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\3/p' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-    } | grep -E '/debian/?$' | head -n1 || true
-  )
-  printf '%s\n' "${mirror:-http://deb.debian.org/debian}"
-}
+readonly ARCHIVE="$IMAGES_DIR/node-base-20-bookworm.oci.tar"
 
 # The machine's nodejs package's runtime: /usr/bin/node and npm's tree, with npm and npx linked as the package does.
 copy_machine_node() {
@@ -52,12 +36,7 @@ main() {
     "${BUILDAH[@]}" tag "$IMAGE_NAME" "$UPSTREAM_NAME"
     return 0
   fi
-  local missing=()
-  command -v debootstrap >/dev/null || missing+=(debootstrap)
-  command -v buildah >/dev/null || missing+=(buildah)
-  ((${#missing[@]} == 0)) ||
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
-  mkdir -p "$(dirname "$ARCHIVE")"
+  ensure_packages debootstrap:debootstrap buildah:buildah
   work=$(mktemp -d "$CACHE_ROOT/.build-node-base.XXXXXX")
   trap 'rm -rf "$work"' EXIT
   local started=$SECONDS rootfs="$work/rootfs"
@@ -82,8 +61,7 @@ main() {
     "$container"
   "${BUILDAH[@]}" commit --quiet "$container" "$IMAGE_NAME" >/dev/null
   "${BUILDAH[@]}" tag "$IMAGE_NAME" "$UPSTREAM_NAME"
-  "${BUILDAH[@]}" push --quiet "$IMAGE_NAME" "oci-archive:$ARCHIVE.partial:$IMAGE_NAME"
-  mv "$ARCHIVE.partial" "$ARCHIVE"
+  push_archive "$IMAGE_NAME" "$ARCHIVE"
   say "built $IMAGE_NAME in $((SECONDS - started)) s: $(du -h "$ARCHIVE" | cut -f1) in $ARCHIVE"
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): the whole node, once, end to end. Starts the test
-# control plane (scripts/node/start-control-plane.ts), containerd with the cached images, the kubelet and the
-# scheduler under a fresh temp dir, runs a Job of localhost/meerkat:dev (`meerkat --version`, hostNetwork,
+# A manual smoke run of the node (docs/adr/0019-real-node-in-tests.md): the whole node, once, end to end. Starts
+# the test control plane (scripts/node/start-control-plane.ts), containerd with the cached images, the kubelet and
+# the scheduler under a fresh temp dir, runs a Job of localhost/meerkat:dev (`meerkat --version`, hostNetwork,
 # non-root, read-only root filesystem) to completion, prints its log and the timings, then stops and removes
-# everything, also on failure. Needs the builds: build-node-binaries.sh, build-pause-image.sh,
-# build-meerkat-image.sh. Root on Debian. Usage: bash scripts/node/smoke.sh
+# everything, also on failure. Needs `npm run kube:build` and `npm run node:build`.
+# Root on Debian. Usage: bash scripts/node/smoke.sh
 set -euo pipefail
 shopt -s inherit_errexit
 

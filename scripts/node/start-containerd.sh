@@ -1,24 +1,22 @@
 #!/usr/bin/env bash
-# Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): starts a containerd of its own under DIR, with no
+# For the node tests (docs/adr/0019-real-node-in-tests.md): starts a containerd of its own under DIR, with no
 # systemd, for a kubelet to run pods through its CRI, and imports the cached OCI archives into the namespace the
 # CRI uses (k8s.io). containerd 1.6 knows no pinned images: the kubelet keeps them with its image GC off.
 #   DIR/containerd/{config.toml,root,state,runc,opt,containerd.sock,containerd.log,containerd.pid}
 # The sandbox image is localhost/meerkat-pause:v1.20.2 (scripts/node/build-pause-image.sh). The CNI network is a
 # loopback-only conflist and no plugin binary: it is never called for hostNetwork pods, the only kind this node
-# runs, but without a loadable config the CRI reports NetworkReady=false and the kubelet keeps the node NotReady. Idempotent: a running containerd for DIR is left as it is.
+# runs, but without a loadable config the CRI reports NetworkReady=false and the kubelet keeps the node NotReady.
+# Idempotent: a running containerd for DIR is left as it is.
 # Root on Debian. Usage: bash scripts/node/start-containerd.sh DIR [ARCHIVE...]
 #   (without archives: every *.oci.tar in ${XDG_CACHE_HOME:-~/.cache}/meerkat/images)
 set -euo pipefail
 shopt -s inherit_errexit
 
-readonly CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/meerkat"
-readonly SANDBOX_IMAGE=localhost/meerkat-pause:v1.20.2
+readonly LOG_PREFIX=node:containerd
+# shellcheck source=../kube/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../kube/lib.sh"
 
-say() { printf '[node:containerd] %s\n' "$*"; }
-fail() {
-  printf '[node:containerd] error: %s\n' "$*" >&2
-  exit 1
-}
+readonly SANDBOX_IMAGE="localhost/meerkat-pause:$KUBE_VERSION"
 
 write_config() {
   local dir=$1
@@ -74,8 +72,7 @@ main() {
   local dir
   dir="$(realpath -m "$1")/containerd"
   shift
-  command -v containerd >/dev/null && command -v runc >/dev/null ||
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends containerd runc </dev/null
+  ensure_packages containerd:containerd runc:runc
   mkdir -p "$dir/root" "$dir/state" "$dir/runc" "$dir/opt" "$dir/cni/bin" "$dir/cni/conf"
   if is_running "$dir"; then
     say "already running (pid $(cat "$dir/containerd.pid"))"

@@ -1,6 +1,6 @@
-// Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): the test suite's control plane (etcd, kube-apiserver,
-// kube-controller-manager; test/kube/start-cluster.ts) started outside vitest, so a kubelet can be pointed at it by
-// hand. Writes the cluster's details as JSON to the given file and runs until SIGTERM or SIGINT, then stops it all
+// For scripts/node/smoke.sh and manual runs (docs/adr/0019-real-node-in-tests.md): the test suite's control plane
+// (etcd, kube-apiserver, kube-controller-manager; test/kube/start-cluster.ts) started outside vitest, so a kubelet
+// can be pointed at it by hand. Writes the cluster's details as JSON to the given file and runs until SIGTERM or SIGINT, then stops it all
 // and removes its temp dir.
 // Usage: npx tsx scripts/node/start-control-plane.ts /tmp/node-spike/run/cluster.json
 import { writeFileSync } from 'node:fs';

@@ -1,27 +1,23 @@
 #!/usr/bin/env bash
-# Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): starts kubelet v1.20.2 under DIR, registered as node
+# For the node tests (docs/adr/0019-real-node-in-tests.md): starts kubelet v1.20.2 under DIR, registered as node
 # `meerkat-node` at 127.0.0.1 with the cluster that KUBECONFIG names, running pods through the containerd that
-# scripts/node/start-containerd.sh started under the same DIR. The flags are the ones this machine needs: cgroup v1
-# without systemd (cgroupfs driver, no QoS or node-allocatable cgroups), no swap check, eviction thresholds that a
-# shared disk does not trip, image GC off (imported images cannot be pulled again), no iptables, every port on
-# loopback. Logs to DIR/kubelet/kubelet.log. Idempotent: a running kubelet for DIR is left as it is.
+# scripts/node/start-containerd.sh started under the same DIR. Its KubeletConfiguration (DIR/kubelet/config.yaml)
+# holds what this machine needs: cgroup v1 without systemd (cgroupfs driver, no QoS or node-allocatable cgroups),
+# no swap check, eviction thresholds that a shared disk does not trip, image GC off (imported images cannot be
+# pulled again), no iptables, every port on loopback. Logs to DIR/kubelet/kubelet.log. Idempotent: a running kubelet for DIR is left as it is.
 # Then it fixes up the Node object (see patch_node). KUBECONFIG must be a token kubeconfig such as the one
 # test/kube/start-cluster.ts writes (server, certificate-authority-data, token).
 # Root on Debian. Usage: bash scripts/node/start-kubelet.sh DIR KUBECONFIG
 set -euo pipefail
 shopt -s inherit_errexit
 
-readonly KUBE_VERSION=v1.20.2
-readonly CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/meerkat"
+readonly LOG_PREFIX=node:kubelet
+# shellcheck source=../kube/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../kube/lib.sh"
+
 readonly KUBELET="$CACHE_ROOT/kubernetes-$KUBE_VERSION-node/kubelet"
 readonly SANDBOX_IMAGE="localhost/meerkat-pause:$KUBE_VERSION"
 readonly NODE_NAME=meerkat-node
-
-say() { printf '[node:kubelet] %s\n' "$*"; }
-fail() {
-  printf '[node:kubelet] error: %s\n' "$*" >&2
-  exit 1
-}
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -33,7 +29,9 @@ kubeconfig_field() { sed -n "s/^ *$2: *//p" "$1" | head -n1; }
 #   An InternalIP written into the status stays: the kubelet's address setter fails before it would overwrite it.
 #   No Hostname address, or the apiserver would resolve the node name through DNS.
 # - the kubelet registers with the node.kubernetes.io/not-ready:NoSchedule taint, which only the node lifecycle
-#   controller removes; the test control plane runs without it, so the taint is dropped once the node is Ready.
+#   controller removes; the test control plane runs without it, so once the node is Ready the taint is replaced by
+#   meerkat.dev/node-tests=true:NoSchedule (NODE_TAINT in test/node/start-node.ts): only pods that tolerate it run
+#   here, so the pods of the `*.kube.test.ts` files, whose status those tests write themselves, stay unscheduled.
 patch_node() {
   local kubeconfig=$1 dir=$2 server token node_url
   server=$(kubeconfig_field "$kubeconfig" server)
@@ -55,8 +53,45 @@ sys.exit(0 if any(c["type"] == "Ready" and c["status"] == "True" for c in n["sta
     sleep 1
   done
   printf '%s\nContent-Type: application/merge-patch+json\n' "$auth" | "${api[@]}" -X PATCH "$node_url" \
-    -d '{"spec":{"taints":null}}'
-  say "node $NODE_NAME Ready at 127.0.0.1, untainted, after $((SECONDS - started)) s"
+    -d '{"spec":{"taints":[{"key":"meerkat.dev/node-tests","value":"true","effect":"NoSchedule"}]}}'
+  say "node $NODE_NAME Ready at 127.0.0.1, tainted for the node tests only, after $((SECONDS - started)) s"
+}
+
+# The kubelet's settings (v1.20's KubeletConfiguration v1beta1) at PATH, serving on loopback ports PORT and HEALTHZ.
+write_config() {
+  cat >"$1" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $2
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $3
+# The kubelet's own API (logs, exec) answers on loopback only; the apiserver has no client certificate for it.
+authentication:
+  anonymous: { enabled: true }
+  webhook: { enabled: false }
+authorization:
+  mode: AlwaysAllow
+# cgroup v1, no systemd: cgroupfs, and no kubepods/QoS hierarchy or node-allocatable enforcement to set up.
+cgroupDriver: cgroupfs
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+failSwapOn: false
+# A shared disk and busy memory must not evict the test's pods.
+evictionHard:
+  memory.available: 1Mi
+  nodefs.available: 1%
+  imagefs.available: 1%
+  nodefs.inodesFree: 1%
+# Imported images cannot be pulled back, so image GC never runs.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+makeIPTablesUtilChains: false
+serializeImagePulls: false
+resolvConf: /etc/resolv.conf
+runtimeRequestTimeout: 5m
+EOF
 }
 
 main() {
@@ -78,39 +113,21 @@ main() {
   local port healthz_port
   port=$(free_port)
   healthz_port=$(free_port)
+  write_config "$dir/config.yaml" "$port" "$healthz_port"
+  # Only what KubeletConfiguration v1beta1 of v1.20 has no field for stays a flag.
   local flags=(
+    --config="$dir/config.yaml"
     --kubeconfig="$kubeconfig"
     --root-dir="$dir/root"
     --cert-dir="$dir/pki"
     --volume-plugin-dir="$dir/volume-plugins"
     --hostname-override="$NODE_NAME"
     --node-ip=127.0.0.1
-    --address=127.0.0.1
-    --port="$port"
-    --read-only-port=0
-    --healthz-bind-address=127.0.0.1
-    --healthz-port="$healthz_port"
-    # The kubelet's own API (logs, exec) answers on loopback only; the apiserver has no client certificate for it.
-    --anonymous-auth=true
-    --authorization-mode=AlwaysAllow
     --container-runtime=remote
     --container-runtime-endpoint="unix://$socket"
-    --runtime-request-timeout=5m
     # cAdvisor reads container stats from containerd directly, at /run/containerd/containerd.sock unless told.
     --containerd="$socket"
     --pod-infra-container-image="$SANDBOX_IMAGE"
-    # cgroup v1, no systemd: cgroupfs, and no kubepods/QoS hierarchy or node-allocatable enforcement to set up.
-    --cgroup-driver=cgroupfs
-    --cgroups-per-qos=false
-    --enforce-node-allocatable=
-    --fail-swap-on=false
-    # A shared disk and busy memory must not evict the test's pods.
-    --eviction-hard='memory.available<1Mi,nodefs.available<1%,imagefs.available<1%,nodefs.inodesFree<1%'
-    --image-gc-high-threshold=100
-    --image-gc-low-threshold=99
-    --make-iptables-util-chains=false
-    --serialize-image-pulls=false
-    --resolv-conf=/etc/resolv.conf
     --v=2
   )
   local started=$SECONDS

@@ -1,18 +1,16 @@
 #!/usr/bin/env bash
-# Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): starts kube-scheduler v1.20.2 under DIR against the
+# For the node tests (docs/adr/0019-real-node-in-tests.md): starts kube-scheduler v1.20.2 under DIR against the
 # cluster KUBECONFIG names, so Deployment and Job pods get bound to the node of scripts/node/start-kubelet.sh.
 # No leader election (one scheduler), health port on loopback, no insecure port. Logs to DIR/scheduler/.
 # Idempotent: a running scheduler for DIR is left as it is. Usage: bash scripts/node/start-scheduler.sh DIR KUBECONFIG
 set -euo pipefail
 shopt -s inherit_errexit
 
-readonly SCHEDULER="${XDG_CACHE_HOME:-$HOME/.cache}/meerkat/kubernetes-v1.20.2-node/kube-scheduler"
+readonly LOG_PREFIX=node:scheduler
+# shellcheck source=../kube/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../kube/lib.sh"
 
-say() { printf '[node:scheduler] %s\n' "$*"; }
-fail() {
-  printf '[node:scheduler] error: %s\n' "$*" >&2
-  exit 1
-}
+readonly SCHEDULER="$CACHE_ROOT/kubernetes-$KUBE_VERSION-node/kube-scheduler"
 
 main() {
   (($# == 2)) || fail "usage: $0 DIR KUBECONFIG"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Spike of issue #22 (docs/adr/0019-real-node-in-tests.md): stops what scripts/node/start-scheduler.sh,
+# For the node tests (docs/adr/0019-real-node-in-tests.md): stops what scripts/node/start-scheduler.sh,
 # start-kubelet.sh and start-containerd.sh started under DIR and leaves nothing behind: the kubelet, every container and sandbox
 # (the shims outlive containerd, so their tasks are killed through it first), containerd itself, any shim still
 # serving DIR's socket, every mount under DIR (volumes, overlay rootfs, shm), the pods' log dirs in /var/log/pods,
@@ -79,7 +79,7 @@ remove_empty_cgroups() {
 # socket and fifo dirs, so one node per machine at a time: a second one would lose its device-plugin socket.
 remove_fixed_paths() {
   rm -f /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/kubelet/device-plugins/DEPRECATION
-  rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet /run/containerd/s /run/containerd/fifo \
+  rmdir /var/log/pods /var/log/containers /var/lib/kubelet/device-plugins /var/lib/kubelet /run/containerd/s /run/containerd/fifo \
     /run/containerd/runc/k8s.io /run/containerd/runc /run/containerd 2>/dev/null || true
 }
 

@@ -6,15 +6,19 @@ import { findKubeBinaries } from './binaries.js';
 import { startKubeCluster } from './start-cluster.js';
 
 export const KUBE_TEST_SUFFIX = '.kube.test.ts';
+// test/node/global-setup.ts runs a kubelet against this control plane for the `*.node.test.ts` files.
+const CLUSTER_TEST_SUFFIXES = [KUBE_TEST_SUFFIX, '.node.test.ts'];
 
 /**
- * Whether this run's files include a Kubernetes test. globalSetup runs after vitest has chosen the files, but
- * it is handed no list of them, so this reads vitest's state API (marked experimental); if that ever yields
- * nothing, start the cluster rather than leave a test without one.
+ * Whether this run's files include a Kubernetes or node test. globalSetup runs after vitest has chosen the
+ * files, but it is handed no list of them, so this reads vitest's state API (marked experimental); if that ever
+ * yields nothing, start the cluster rather than leave a test without one.
  */
 function runIncludesKubeTests(project: TestProject): boolean {
   const files = project.vitest.state.getPaths();
-  return files.length === 0 || files.some((file) => file.endsWith(KUBE_TEST_SUFFIX));
+  return (
+    files.length === 0 || files.some((file) => CLUSTER_TEST_SUFFIXES.some((suffix) => file.endsWith(suffix)))
+  );
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
