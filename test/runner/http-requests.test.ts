@@ -86,8 +86,12 @@ describe('HTTP_REQUEST steps against the local target', () => {
     const outcome = await runner.run(monitor, runContext());
     expect(outcome.errors).toEqual([]);
     expect(outcome.steps.map((step) => step.response)).toEqual([
-      { status: 200, bytes: JSON.stringify(JSON_DOCUMENT).length },
-      { status: 200, bytes: '<health><status>up</status></health>'.length },
+      { status: 200, bytes: JSON.stringify(JSON_DOCUMENT).length, excerpt: JSON.stringify(JSON_DOCUMENT) },
+      {
+        status: 200,
+        bytes: '<health><status>up</status></health>'.length,
+        excerpt: '<health><status>up</status></health>',
+      },
       { status: 204, bytes: 0 },
       undefined,
     ]);
@@ -142,7 +146,12 @@ describe('HTTP_REQUEST steps against the local target', () => {
       httpNode('download', target.url, '/big?bytes=65536', { response_format: 'XML' }),
     );
     expect(outcome.success).toBe(true);
-    expect(outcome.steps[0]?.response).toEqual({ status: 200, bytes: 65536 });
+    // The run keeps the body's first 1 KiB, the cut marked.
+    expect(outcome.steps[0]?.response).toEqual({
+      status: 200,
+      bytes: 65536,
+      excerpt: `${'x'.repeat(1024)}…`,
+    });
   });
 
   it('does not follow a redirect unless the node asks to', async () => {

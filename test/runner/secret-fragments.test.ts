@@ -69,3 +69,42 @@ describe('error messages of libraries that quote a piece of a secret', () => {
     expect(finalize([message], [SECRET]).steps[0]?.error).toBe(message);
   });
 });
+
+describe('response excerpts', () => {
+  const answered = (excerpt: string): StepResult => ({
+    nodeId: 'call',
+    type: 'HTTP_REQUEST',
+    status: 'passed',
+    startedAt: new Date(0).toISOString(),
+    durationMs: 1,
+    response: { status: 200, bytes: 4096, excerpt },
+  });
+  const finalizeExcerpt = (excerpt: string) =>
+    finalizeOutcome({
+      steps: [answered(excerpt)],
+      runError: undefined,
+      secretValues: [SECRET],
+      startedAt: new Date(0),
+      completedAt: new Date(1),
+      durationMs: 1,
+    }).steps[0]?.response?.excerpt;
+
+  it('hides a secret the body echoes, whole or encoded', () => {
+    const excerpt = finalizeExcerpt(
+      JSON.stringify({
+        token: SECRET,
+        basic: Buffer.from(SECRET).toString('base64'),
+        url: encodeURIComponent(SECRET),
+      }),
+    );
+    for (const piece of piecesOf(SECRET)) expect(excerpt).not.toContain(piece);
+    expect(excerpt).toContain('[secret]');
+  });
+
+  it('hides the half of a secret the 1 KiB cut leaves before its mark', () => {
+    // As http-request-step.ts cuts a body: its first 1,024 characters and `…`.
+    const body = `${'x'.repeat(1024 - 9)}${SECRET}${'y'.repeat(100)}`;
+    const excerpt = finalizeExcerpt(`${body.slice(0, 1024)}…`);
+    expect(excerpt).toBe(`${'x'.repeat(1024 - 9)}[secret]…`);
+  });
+});

@@ -7,6 +7,17 @@ import type { StepResult } from './run-outcome.js';
 import { elapsedMs, type HttpRequestNode, type StepContext } from './step-context.js';
 import { classifyStepError, RequestTimeoutError, ResponseBodyError } from './step-errors.js';
 
+/** Characters of a response body a run keeps, so its page can show what came back. */
+const EXCERPT_CHARS = 1024;
+
+/**
+ * The start of a body, `…` marking a cut: redaction (outcome-finalization.ts) then hides a secret cut in half by
+ * the mark as it hides one a library's message cut.
+ */
+function excerptOf(text: string): string {
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
 /** Resolves with `promise`, or rejects with the signal's reason as soon as it aborts (a store read cannot be). */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();
@@ -84,7 +95,11 @@ export async function executeHttpRequest(node: HttpRequestNode, context: StepCon
       (hop) => (result.redirects ??= []).push(hop),
     );
     const timings = probe.timings();
-    result.response = { status: response.statusCode, bytes: body.bytes };
+    result.response = {
+      status: response.statusCode,
+      bytes: body.bytes,
+      ...(body.text === '' ? {} : { excerpt: excerptOf(body.text) }),
+    };
     result.timings = timings;
     context.responses.set(node.id, {
       status: response.statusCode,

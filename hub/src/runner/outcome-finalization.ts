@@ -86,6 +86,8 @@ function finalizeStep(step: StepResult, redact: Redactor): StepResult {
   const final: StepResult = { ...step };
   if (step.error !== undefined) final.error = redact.message(step.error);
   if (step.request !== undefined) final.request = { ...step.request, url: redact.text(step.request.url) };
+  if (step.response?.excerpt !== undefined)
+    final.response = { ...step.response, excerpt: redact.message(step.response.excerpt) };
   if (step.redirects !== undefined)
     final.redirects = step.redirects.map((hop) => ({ ...hop, url: redact.text(hop.url) }));
   if (step.assertions !== undefined)

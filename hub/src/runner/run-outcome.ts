@@ -44,7 +44,11 @@ export interface StepResult {
   error?: string;
   errorClass?: ErrorClass;
   request?: { method: string; url: string };
-  response?: { status: number; bytes: number };
+  /**
+   * The response's status and size, and the first 1 KiB of its body as text (`excerpt`, `…` where it was cut),
+   * with the run's secret values redacted like every other string of the outcome.
+   */
+  response?: { status: number; bytes: number; excerpt?: string };
   timings?: StepTimings;
   /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
   redirects?: Array<{ status: number; url: string }>;
