@@ -27,7 +27,7 @@ describe('the run page a notification links to', () => {
   beforeAll(async () => {
     const assetsDir = await buildConsole();
     hub = await startTestHub({ redisUrl: null, console: { signIn: { authMode: 'api-key' }, assetsDir } });
-    target = await startLoopbackServer(503, { error: 'orders are down', token: 'not-shown-in-steps' });
+    target = await startLoopbackServer(503, { error: 'orders are down', orderId: 'o-1042' });
     receiver = await startLoopbackServer(204, {});
     notifier = startNotifier({
       settings: { REDIS_URL: undefined, SLACK_API_URL: 'http://127.0.0.1:9/api/', PUBLIC_URL: hub.url },
@@ -124,6 +124,8 @@ describe('the run page a notification links to', () => {
       '200',
       '503',
     ]);
+    // The order's answer, as the runner kept it.
+    expect(await page.locator('.request figure.excerpt').last().textContent()).toContain('orders are down');
     const headers = await page.locator('.request table.headers').first().textContent();
     expect(headers).toContain('[secret]');
     expect(await page.content()).not.toContain('s3cr3t-value');

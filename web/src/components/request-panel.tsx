@@ -44,6 +44,15 @@ export function RequestPanel({ step, node }: { step: StepResult; node: Node | un
         {step.redirects !== undefined &&
           ` after ${step.redirects.length} redirect${step.redirects.length === 1 ? '' : 's'}`}
       </p>
+      {step.response?.excerpt !== undefined && (
+        <figure class="excerpt">
+          <figcaption>Response body (first 1 KiB, secrets redacted)</figcaption>
+          {/* It may scroll, so the keyboard can reach it. */}
+          <pre tabIndex={0}>
+            <code>{step.response.excerpt}</code>
+          </pre>
+        </figure>
+      )}
       {step.error !== undefined && (
         <p class="error">
           <strong>{step.errorClass ?? 'error'}:</strong> {step.error}
