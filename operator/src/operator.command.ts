@@ -10,6 +10,7 @@ import { startHealthServer } from './health-server.js';
 import { loadOperatorSettings } from './operator-settings.js';
 import { parseProjectPolicy } from './project-tenancy.js';
 import { startOperator } from './start-operator.js';
+import { consoleMonitorPath, consoleRunPath } from '../../hub/src/contract/console-paths.js';
 
 export function registerOperatorCommand(program: Command): void {
   program
@@ -39,8 +40,8 @@ export function registerOperatorCommand(program: Command): void {
         hubGraceMs: settings.OPERATOR_HUB_GRACE_SECONDS * 1000,
         projects: parseProjectPolicy(settings.OPERATOR_NAMESPACE_PROJECTS),
         // The hub's web console (docs/console.md), so `kubectl describe` leads to the pages people read.
-        runUrl: (runId) => new URL(`/ui/runs/${encodeURIComponent(runId)}`, publicUrl).toString(),
-        monitorUrl: (id) => new URL(`/ui/monitors/${encodeURIComponent(id)}`, publicUrl).toString(),
+        runUrl: (runId) => new URL(consoleRunPath(runId), publicUrl).toString(),
+        monitorUrl: (id) => new URL(consoleMonitorPath(id), publicUrl).toString(),
         ...(settings.OPERATOR_LEADER_ELECTION === 'true'
           ? {
               leaderElection: {

@@ -1,4 +1,5 @@
 import { findConnection } from '../connections/connection.repository.js';
+import { consoleMonitorPath, consoleRunPath } from '../contract/console-paths.js';
 import { openCredentials } from '../crypto/row-credentials.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
@@ -43,8 +44,8 @@ function channelLabelOf(type: string | undefined): DeliveryAttemptOutcome['chann
 function consoleLinkOf(publicUrl: string, event: NotificationEventRow): string {
   const base = publicUrl.replace(/\/+$/, '');
   return event.run_id === null
-    ? `${base}/ui/monitors/${encodeURIComponent(event.monitor_id)}`
-    : `${base}/ui/runs/${encodeURIComponent(event.run_id)}`;
+    ? `${base}${consoleMonitorPath(event.monitor_id)}`
+    : `${base}${consoleRunPath(event.run_id)}`;
 }
 
 async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target: NotifiedChannel) {

@@ -3,6 +3,7 @@ import { when } from '../format.js';
 import { useLoad } from '../load.js';
 import { Link } from '../router.js';
 import type { NotificationEvent, NotificationRule } from '../types.js';
+import { consoleRunPath } from '../../../hub/src/contract/console-paths.js';
 
 async function loadRules(monitorId: string) {
   const rules = (await apiData<NotificationRule[]>('/notifications/rules')).filter(
@@ -55,13 +56,7 @@ export function NotificationRules({ monitorId }: { monitorId: string }) {
                     <td>{when(e.createdAt)}</td>
                     <td>{e.triggerReason}</td>
                     <td>{deliveryOf(e)}</td>
-                    <td>
-                      {e.runId === null ? (
-                        '—'
-                      ) : (
-                        <Link href={`/ui/runs/${encodeURIComponent(e.runId)}`}>{e.runId}</Link>
-                      )}
-                    </td>
+                    <td>{e.runId === null ? '—' : <Link href={consoleRunPath(e.runId)}>{e.runId}</Link>}</td>
                   </tr>
                 ))}
               </tbody>

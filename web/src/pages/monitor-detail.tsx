@@ -8,6 +8,7 @@ import { ms, percent, when } from '../format.js';
 import { useLoad } from '../load.js';
 import { Link } from '../router.js';
 import type { Monitor, MonitorMetrics, Page, Period, PrincipalSummary, Run, UptimeDay } from '../types.js';
+import { consoleRunPath } from '../../../hub/src/contract/console-paths.js';
 
 const PERIODS: Period[] = ['1h', '6h', '24h', '7d', '30d'];
 
@@ -42,7 +43,7 @@ function RunNow({ monitor }: { monitor: Monitor }) {
       <span role="status">
         {state.run !== undefined && (
           <>
-            Run started: <Link href={`/ui/runs/${encodeURIComponent(state.run.id)}`}>{state.run.id}</Link>
+            Run started: <Link href={consoleRunPath(state.run.id)}>{state.run.id}</Link>
           </>
         )}
         {state.error !== undefined && <span class="error">{state.error}</span>}
@@ -142,9 +143,7 @@ export function MonitorDetailPage({
               return (
                 <tr key={r.id}>
                   <td>
-                    <Link href={`/ui/runs/${encodeURIComponent(r.id)}`}>
-                      {when(r.startedAt ?? r.createdAt)}
-                    </Link>
+                    <Link href={consoleRunPath(r.id)}>{when(r.startedAt ?? r.createdAt)}</Link>
                   </td>
                   <td>
                     <span class={`badge ${outcome}`}>{outcome}</span>

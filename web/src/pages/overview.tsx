@@ -5,6 +5,7 @@ import { useLoad } from '../load.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Period } from '../types.js';
 import { compareRows, loadOverview, type SortField } from './overview-data.js';
+import { consoleMonitorPath } from '../../../hub/src/contract/console-paths.js';
 
 const PERIODS: Period[] = ['1h', '6h', '24h', '7d', '30d'];
 /** Rows drawn at a time: a thousand rows with a sparkline each take the browser a second to lay out. */
@@ -174,7 +175,7 @@ export function OverviewPage() {
               {shown.slice(pageIndex * ROWS_PER_PAGE, (pageIndex + 1) * ROWS_PER_PAGE).map((r) => (
                 <tr key={r.monitorId}>
                   <th scope="row">
-                    <Link href={`/ui/monitors/${encodeURIComponent(r.monitorId)}`}>{r.monitorName}</Link>
+                    <Link href={consoleMonitorPath(r.monitorId)}>{r.monitorName}</Link>
                   </th>
                   <td>{r.project}</td>
                   <td>{r.environment}</td>

@@ -8,6 +8,7 @@ import { ms, when } from '../format.js';
 import { useLoad } from '../load.js';
 import { Link } from '../router.js';
 import type { Monitor, Run, StepResult } from '../types.js';
+import { consoleMonitorPath } from '../../../hub/src/contract/console-paths.js';
 
 async function loadRun(runId: string) {
   const run = await apiData<Run>(`/runs/${encodeURIComponent(runId)}`);
@@ -41,7 +42,7 @@ export function RunDetailPage({ runId }: { runId: string }) {
     <article class="run">
       <h1>
         <span class={`badge ${outcome}`}>{outcome}</span> Run of{' '}
-        <Link href={`/ui/monitors/${encodeURIComponent(run.monitorId)}`}>
+        <Link href={consoleMonitorPath(run.monitorId)}>
           {run.monitor?.name ?? monitor?.name ?? run.monitorId}
         </Link>
       </h1>
