@@ -30,3 +30,8 @@ const grants: Record<Role, ReadonlySet<Permission>> = {
 export function roleMay(role: Role, permission: Permission): boolean {
   return grants[role].has(permission);
 }
+
+/** Everything `role` may do, as roleMay checks it (the console shows only these). */
+export function permissionsOf(role: Role): Permission[] {
+  return [...grants[role]];
+}

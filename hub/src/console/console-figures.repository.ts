@@ -86,17 +86,3 @@ export async function listMonitorHours(
     failures: Number(row.failure_count ?? 0),
   }));
 }
-
-export async function monitorExists(
-  db: Executor,
-  organizationId: string,
-  monitorId: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('monitors')
-    .select('id')
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', monitorId)
-    .executeTakeFirst();
-  return row !== undefined;
-}

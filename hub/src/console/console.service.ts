@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { roleMay, type Permission } from '../auth/permissions.js';
+import { permissionsOf } from '../auth/permissions.js';
 import type {
   MonitorHourlyRuns,
   PrincipalSummary,
@@ -11,9 +11,10 @@ import type {
 import type { Db } from '../db/database.js';
 import { NotFoundError } from '../http/errors.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
-import { DAY_MS, dayOf } from '../metrics/time-buckets.js';
+import { DAY_MS, dayOf, HOUR_MS, hourOf } from '../metrics/time-buckets.js';
 import type { Clock } from '../system/clock.js';
-import { listMonitorHours, listUptimeDays, monitorExists } from './console-figures.repository.js';
+import { findMonitor } from '../monitors/monitor.repository.js';
+import { listMonitorHours, listUptimeDays } from './console-figures.repository.js';
 import {
   findEnabledStatusPageBySlug,
   findStatusPage,
@@ -22,19 +23,6 @@ import {
   type StatusPageRow,
 } from './status-page.repository.js';
 
-const PERMISSIONS: Permission[] = [
-  'read',
-  'monitors:write',
-  'runs:write',
-  'secrets:write',
-  'integrations:write',
-  'connections:write',
-  'oauth:write',
-  'secrets:resolve',
-  'events:report',
-  'runs:report',
-];
-const HOUR_MS = 3_600_000;
 const STATUS_PAGE_DAYS = 90;
 
 export interface ConsoleServiceDeps {
@@ -72,18 +60,21 @@ export function createConsoleService({ db, clock, metrics }: ConsoleServiceDeps)
 
   return {
     principal(principal: Principal): PrincipalSummary {
-      const permissions = PERMISSIONS.filter((p) => roleMay(principal.role, p));
-      return { organizationId: principal.organizationId, role: principal.role, permissions };
+      return {
+        organizationId: principal.organizationId,
+        role: principal.role,
+        permissions: permissionsOf(principal.role),
+      };
     },
 
     async uptimeDays(organizationId: string, monitorId: string, days: number): Promise<UptimeDay[]> {
-      if (!(await monitorExists(db, organizationId, monitorId)))
+      if ((await findMonitor(db, organizationId, monitorId)) === undefined)
         throw new NotFoundError(`monitor ${monitorId} not found`);
       return (await uptimeDaysOf(organizationId, [monitorId], days))(monitorId);
     },
 
     async hourlyRuns(organizationId: string, hours: number): Promise<MonitorHourlyRuns[]> {
-      const since = new Date(Math.floor(clock.now().getTime() / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS);
+      const since = new Date(hourOf(clock.now()).getTime() - (hours - 1) * HOUR_MS);
       const byMonitor = new Map<string, MonitorHourlyRuns>();
       for (const row of await listMonitorHours(db, organizationId, since)) {
         let series = byMonitor.get(row.monitorId);
