@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { NotFoundError, UnavailableError } from '../http/errors.js';
 
 /** What the browser needs to sign in; served as /ui/config.json, so one build fits every hub. */
@@ -64,10 +64,17 @@ export function consoleRoutes(settings: ConsoleSettings): Router {
     res.setHeader('Cache-Control', 'no-store');
     res.json({ data: settings.signIn });
   });
+  // One static handler per build folder, made on its first request, not on every one.
+  const staticHandlers = new Map<string, RequestHandler>();
   router.use('/assets', (req, res, next) => {
     const dir = assetsDir();
     if (dir === undefined) return next();
-    express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d' })(req, res, next);
+    let serve = staticHandlers.get(dir);
+    if (serve === undefined) {
+      serve = express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d' });
+      staticHandlers.set(dir, serve);
+    }
+    serve(req, res, next);
   });
   // A missing asset is a 404, not the page: a stale tab asking for an old hash must fail loudly.
   router.use('/assets', (req, _res, next) => next(new NotFoundError(`no console asset ${req.path}`)));
