@@ -1,12 +1,12 @@
 // The caller's token lives in sessionStorage: entered (or signed in) once per browser tab session, gone when the
 // tab closes, never in a cookie, so the API's bearer-only authentication stays the only way in.
+import type { ConsoleSignIn } from '../../hub/src/console/console.routes.js';
+
 const TOKEN_KEY = 'meerkat.token';
 const RETURN_KEY = 'meerkat.return';
 
-export interface SignInConfig {
-  authMode: 'api-key' | 'oidc';
-  oidc?: { issuer: string; clientId: string; audience: string; scope: string };
-}
+/** What /ui/config.json answers (hub/src/console/console.routes.ts). */
+export type SignInConfig = ConsoleSignIn;
 
 export const storedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY);
 export const storeToken = (token: string): void => sessionStorage.setItem(TOKEN_KEY, token);
