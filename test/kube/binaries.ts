@@ -14,11 +14,12 @@ export interface KubeBinaries {
   openssl: string;
 }
 
-/** Same rule as the build script: ${XDG_CACHE_HOME:-$HOME/.cache}/meerkat/kubernetes-<version>. */
-function kubeCacheDir(): string {
-  const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(cacheRoot, 'meerkat', `kubernetes-${KUBE_VERSION}`);
+/** Where the build scripts cache what they build: ${XDG_CACHE_HOME:-$HOME/.cache}/meerkat (scripts/kube/lib.sh). */
+export function meerkatCacheRoot(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'meerkat');
 }
+
+const kubeCacheDir = () => join(meerkatCacheRoot(), `kubernetes-${KUBE_VERSION}`);
 
 function findInPath(name: string): string | undefined {
   const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);

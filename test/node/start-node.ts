@@ -5,12 +5,12 @@
 // /var/lib/kubelet/device-plugins, /run/containerd), so one node per machine: a lock directory says whose it is.
 import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeClusterInfo } from '../kube/start-cluster.js';
-import { KUBE_VERSION } from '../kube/binaries.js';
+import { KUBE_VERSION, meerkatCacheRoot } from '../kube/binaries.js';
 
 const NODE_BUILD_COMMAND = 'npm run node:build';
 const NODE_NAME = 'meerkat-node';
@@ -36,13 +36,9 @@ const LOCK_DIR = join(tmpdir(), 'meerkat-node.lock');
 const LOCK_WAIT_MS = 15 * 60_000;
 const IMAGE_ARCHIVES = [`pause-${KUBE_VERSION}.oci.tar`, 'meerkat.oci.tar'];
 
-function cacheRoot(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'meerkat');
-}
-
 /** What the node needs and the build provides; throws one line naming the build command when any is missing. */
 function checkPrerequisites(): void {
-  const root = cacheRoot();
+  const root = meerkatCacheRoot();
   const needed = [
     join(root, `kubernetes-${KUBE_VERSION}-node`, 'VERSION'),
     ...IMAGE_ARCHIVES.map((name) => join(root, 'images', name)),
@@ -117,7 +113,7 @@ export async function startKubeNode(cluster: KubeClusterInfo): Promise<RunningKu
     // Only what pods run: the base image is an input of the Meerkat image's build, not of the node.
     await runScript('start-containerd.sh', [
       dir,
-      ...IMAGE_ARCHIVES.map((name) => join(cacheRoot(), 'images', name)),
+      ...IMAGE_ARCHIVES.map((name) => join(meerkatCacheRoot(), 'images', name)),
     ]);
     await runScript('start-kubelet.sh', [dir, cluster.kubeconfigPath]);
     await runScript('start-scheduler.sh', [dir, cluster.kubeconfigPath]);
@@ -131,7 +127,7 @@ export async function startKubeNode(cluster: KubeClusterInfo): Promise<RunningKu
       nodeName: NODE_NAME,
       image: MEERKAT_IMAGE,
       taint: NODE_TAINT,
-      imagesDir: join(cacheRoot(), 'images'),
+      imagesDir: join(meerkatCacheRoot(), 'images'),
     },
     stop,
   };
