@@ -19,6 +19,7 @@ import type {
   MonitorMetricsRow,
   Period,
 } from './metrics.schema.js';
+import { compareMonitorRows } from './monitor-row-order.js';
 import { findOverdueMonitors } from './overdue-monitors.js';
 import { minuteOf } from './time-buckets.js';
 import { createSnapshotCache } from '../system/snapshot-cache.js';
@@ -173,7 +174,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
     async list(organizationId: string, query: ListMonitorMetricsQuery) {
       const { rows: figures } = await fleet(organizationId, query.period, query.environment);
       const rows = figures.filter((f) => query.status === undefined || f.status === query.status).map(rowOf);
-      rows.sort(compareRows(query.sort, query.order));
+      rows.sort(compareMonitorRows(query.sort, query.order));
       return { data: rows.slice(query.offset, query.offset + query.limit), total: rows.length };
     },
 
@@ -266,28 +267,5 @@ function rowOf({
     lastRunAt: latest?.lastRunAt?.toISOString() ?? null,
     lastSuccessAt: latest?.lastSuccessAt?.toISOString() ?? null,
     lastFailureAt: latest?.lastFailureAt?.toISOString() ?? null,
-  };
-}
-
-/** Ties fall back to the name, then the id, so pages are stable. */
-function compareRows(sort: ListMonitorMetricsQuery['sort'], order: ListMonitorMetricsQuery['order']) {
-  const key = (row: MonitorMetricsRow): number | string =>
-    sort === 'name'
-      ? row.monitorName
-      : sort === 'success_rate'
-        ? row.successRate
-        : sort === 'p95_duration_ms'
-          ? row.p95DurationMs
-          : row.runCount;
-  const direction = order === 'asc' ? 1 : -1;
-  return (a: MonitorMetricsRow, b: MonitorMetricsRow) => {
-    const ka = key(a);
-    const kb = key(b);
-    const primary = typeof ka === 'string' ? ka.localeCompare(kb as string) : ka - (kb as number);
-    return (
-      primary * direction ||
-      a.monitorName.localeCompare(b.monitorName) ||
-      a.monitorId.localeCompare(b.monitorId)
-    );
   };
 }

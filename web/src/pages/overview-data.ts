@@ -1,5 +1,6 @@
 import { api, apiData } from '../api.js';
 import type { MonitorHourlyRuns, MonitorMetricsRow, Period } from '../types.js';
+import type { ListMonitorMetricsQuery } from '../../../hub/src/metrics/metrics.schema.js';
 
 export interface OverviewRow extends MonitorMetricsRow {
   project: string;
@@ -34,16 +35,5 @@ export async function loadOverview(period: Period) {
   return { rows, hourly: byId, loadedAt: Date.now() };
 }
 
-export type SortField = 'name' | 'success_rate' | 'p95_duration_ms' | 'run_count';
-
 /** The orders GET /metrics/monitors offers, applied here to the rows already loaded. */
-export function compareRows(field: SortField, order: 'asc' | 'desc') {
-  const sign = order === 'asc' ? 1 : -1;
-  const key = (r: OverviewRow) =>
-    field === 'success_rate' ? r.successRate : field === 'p95_duration_ms' ? r.p95DurationMs : r.runCount;
-  return (a: OverviewRow, b: OverviewRow) =>
-    sign *
-    (field === 'name'
-      ? a.monitorName.localeCompare(b.monitorName) || a.monitorId.localeCompare(b.monitorId)
-      : key(a) - key(b) || a.monitorName.localeCompare(b.monitorName));
-}
+export type SortField = ListMonitorMetricsQuery['sort'];

@@ -4,7 +4,8 @@ import { ms, percent, when } from '../format.js';
 import { useLoad } from '../load.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Period } from '../types.js';
-import { compareRows, loadOverview, type SortField } from './overview-data.js';
+import { compareMonitorRows } from '../../../hub/src/metrics/monitor-row-order.js';
+import { loadOverview, type SortField } from './overview-data.js';
 import { consoleMonitorPath } from '../../../hub/src/contract/console-paths.js';
 
 const PERIODS: Period[] = ['1h', '6h', '24h', '7d', '30d'];
@@ -88,7 +89,7 @@ export function OverviewPage() {
             (environment === '' || r.environment === environment) &&
             (status === '' || r.status === status),
         )
-        .sort(compareRows(sort, order)),
+        .sort(compareMonitorRows(sort, order)),
     [data, project, environment, status, sort, order],
   );
   useEffect(() => {
