@@ -68,7 +68,7 @@ function barrier(parties: number) {
   const backends = new Set<number>();
   const hook: RunFinishedHook = {
     name: 'all-transactions-open',
-    async onRunFinished(tx) {
+    async onRunsFinished(tx) {
       const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
       backends.add(rows[0]!.pid);
       arrived += 1;

@@ -100,7 +100,7 @@ describe.each(databaseEngines)('a run whose target answers NUL or a lone surroga
     // The database's own refusal of NUL ("null character not permitted"), once, where the result is written.
     const refusingOnce: RunFinishedHook = {
       name: 'refusing-once',
-      async onRunFinished(tx) {
+      async onRunsFinished(tx) {
         if (refusals++ === 0) await sql`select chr(0)`.execute(tx);
       },
     };

@@ -1,8 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
-import { DAY_MS, dayOf } from './time-buckets.js';
-import { DAY_TIER, lockTierRows, refreshTier } from './tier-refresh.js';
+import { dayOf } from './time-buckets.js';
+import { DAY_TIER, lockTierRows, refreshTier, tierKeyRows } from './tier-refresh.js';
 
 /** Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces. */
 const hourPieces = (hourFilter: RawBuilder<unknown>) => sql`
@@ -21,18 +21,19 @@ export async function refreshDayRollups(db: Executor, hourFilter: RawBuilder<unk
   await refreshTier(db, DAY_TIER, hourPieces(hourFilter));
 }
 
-/** Brings one monitor's day up to date after one of its hours changed; locks as `refreshMonitorHour` does. */
-export async function refreshMonitorDay(
+/** Brings the days of hours just refreshed up to date, one row per monitor; locks as `refreshMonitorHours` does. */
+export async function refreshMonitorDays(
   db: Executor,
-  key: { organizationId: string; monitorId: string; environment: string; minute: Date },
+  runs: ReadonlyArray<{ organizationId: string; monitorId: string; environment: string; minute: Date }>,
 ): Promise<void> {
-  const day = dayOf(key.minute);
-  await lockTierRows(db, DAY_TIER, { ...key, at: day, allEnvironments: ALL_ENVIRONMENTS });
+  if (runs.length === 0) return;
+  const keys = runs.map((run) => ({ ...run, at: dayOf(run.minute) }));
+  await lockTierRows(db, DAY_TIER, keys, ALL_ENVIRONMENTS);
+  // Only the two rows each run changed (and locked), from the hours of the same two environments.
   await refreshDayRollups(
     db,
-    // Only the two rows this run changed (and locked), from the hours of the same two environments.
-    sql`h.organization_id = ${key.organizationId} and h.monitor_id = ${key.monitorId}
-      and h.hour >= ${day} and h.hour < ${new Date(day.getTime() + DAY_MS)}
-      and h.environment in (${ALL_ENVIRONMENTS}, ${key.environment})`,
+    sql`exists (select 1 from ${tierKeyRows(keys)} where h.organization_id = k.organization_id
+      and h.monitor_id = k.monitor_id and h.hour >= k.at and h.hour < k.at + interval '1 day'
+      and h.environment in (${ALL_ENVIRONMENTS}, k.environment))`,
   );
 }

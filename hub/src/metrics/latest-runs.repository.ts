@@ -16,18 +16,22 @@ export interface LatestRuns {
 }
 
 /**
- * Makes a finished run its monitor's latest (in its environment and in every environment) when it was created
+ * Makes each finished run its monitor's latest (in its environment and in every environment) when it was created
  * after the one recorded, and likewise its latest success or failure: "latest" is by creation, as reading the
- * runs newest first would give, whatever order results land in. Runs in the result transaction.
+ * runs newest first would give, whatever order results land in. Runs in the result transaction, one statement
+ * for runs of distinct monitors.
  */
-export async function recordLatestRun(db: Executor, run: RunRow): Promise<void> {
-  if (run.status !== 'completed' && run.status !== 'failed') return;
-  const at = runTimeOf(run);
-  const ok = run.status === 'completed';
-  const row = (environment: string) => sql`(${run.organization_id}, ${run.monitor_id}, ${environment},
+export async function recordLatestRuns(db: Executor, runs: readonly RunRow[]): Promise<void> {
+  const finished = runs.filter((run) => run.status === 'completed' || run.status === 'failed');
+  if (finished.length === 0) return;
+  const row = (run: RunRow, environment: string) => {
+    const at = runTimeOf(run);
+    const ok = run.status === 'completed';
+    return sql`(${run.organization_id}, ${run.monitor_id}, ${environment},
     ${run.id}, ${run.status}, ${run.success}, ${at}, ${run.duration_ms}, ${run.created_at},
     ${ok ? at : null}::timestamptz, ${ok ? run.created_at : null}::timestamptz,
     ${ok ? null : at}::timestamptz, ${ok ? null : run.created_at}::timestamptz)`;
+  };
   const newer = sql`excluded.last_run_created_at >= s.last_run_created_at`;
   const latest = (column: string) =>
     sql`${sql.ref(column)} = case when ${newer} then ${sql.ref(`excluded.${column}`)} else ${sql.ref(`s.${column}`)} end`;
@@ -38,12 +42,13 @@ export async function recordLatestRun(db: Executor, run: RunRow): Promise<void> 
     return sql`${sql.ref(at)} = case when ${newerOfKind} then ${sql.ref(`excluded.${at}`)} else ${sql.ref(`s.${at}`)} end,
       ${sql.ref(created)} = case when ${newerOfKind} then ${sql.ref(`excluded.${created}`)} else ${sql.ref(`s.${created}`)} end`;
   };
-  // The '' row first, as the rollup tiers lock theirs, so writers of one monitor queue in the same order.
+  // Each '' row first, as the rollup tiers lock theirs, so writers of one monitor queue in the same order.
+  const rows = finished.flatMap((run) => [row(run, ALL_ENVIRONMENTS), row(run, run.environment)]);
   await sql`
     insert into monitor_latest_runs as s (organization_id, monitor_id, environment, last_run_id, last_run_status,
       last_run_success, last_run_at, last_run_duration_ms, last_run_created_at, last_success_at,
       last_success_created_at, last_failure_at, last_failure_created_at)
-    values ${row(ALL_ENVIRONMENTS)}, ${row(run.environment)}
+    values ${sql.join(rows)}
     on conflict (organization_id, monitor_id, environment) do update set
       ${latest('last_run_id')}, ${latest('last_run_status')}, ${latest('last_run_success')},
       ${latest('last_run_at')}, ${latest('last_run_duration_ms')}, ${latestOf('success')}, ${latestOf('failure')},

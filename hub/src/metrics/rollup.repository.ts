@@ -18,18 +18,25 @@ export interface RollupIncrement {
   errorClass: string | null;
 }
 
-/** Adds one run to its minute; concurrent writers of the same minute serialize on the row. */
-export async function addRunToRollup(db: Executor, run: RollupIncrement): Promise<void> {
-  const histogram = run.durationBucket === null ? {} : { [run.durationBucket]: 1 };
-  const errorClasses = run.errorClass === null ? {} : { [run.errorClass]: 1 };
+/**
+ * Adds runs to their minutes, one statement for all; concurrent writers of the same minute serialize on the row.
+ * At most one run per minute row (runs of distinct monitors): a statement may not update a row twice.
+ */
+export async function addRunsToRollups(db: Executor, runs: readonly RollupIncrement[]): Promise<void> {
+  if (runs.length === 0) return;
+  const row = (run: RollupIncrement) => {
+    const histogram = run.durationBucket === null ? {} : { [run.durationBucket]: 1 };
+    const errorClasses = run.errorClass === null ? {} : { [run.errorClass]: 1 };
+    return sql`(${run.organizationId}, ${run.monitorId}, ${run.minute}, ${run.location}, ${run.environment}, 1,
+      ${run.success ? 1 : 0}, ${run.success ? 0 : 1}, ${run.durationMs === null ? 0 : 1}, ${run.durationMs ?? 0},
+      ${run.durationMs}, ${run.durationMs}, ${JSON.stringify(histogram)}::jsonb,
+      ${JSON.stringify(errorClasses)}::jsonb, ${run.startedAt}, ${run.success})`;
+  };
   await sql`
     insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment, run_count,
       success_count, failure_count, duration_count, duration_sum_ms, duration_min_ms, duration_max_ms,
       histogram, error_classes, last_started_at, last_success)
-    values (${run.organizationId}, ${run.monitorId}, ${run.minute}, ${run.location}, ${run.environment}, 1,
-      ${run.success ? 1 : 0}, ${run.success ? 0 : 1}, ${run.durationMs === null ? 0 : 1}, ${run.durationMs ?? 0},
-      ${run.durationMs}, ${run.durationMs}, ${JSON.stringify(histogram)}::jsonb,
-      ${JSON.stringify(errorClasses)}::jsonb, ${run.startedAt}, ${run.success})
+    values ${sql.join(runs.map(row))}
     on conflict (organization_id, monitor_id, minute, location, environment) do update set
       run_count = r.run_count + 1,
       success_count = r.success_count + excluded.success_count,

@@ -74,20 +74,41 @@ export async function refreshTier(
       last_success = excluded.last_success`.execute(db);
 }
 
+/** A row of a tier one run changed: its monitor's environment and time `at` (the hour or the day). */
+export interface TierKey {
+  organizationId: string;
+  monitorId: string;
+  environment: string;
+  at: Date;
+}
+
+/** `keys` as a relation `k(organization_id, monitor_id, environment, at)`, for a condition to join against. */
+export function tierKeyRows(keys: readonly TierKey[]): RawBuilder<unknown> {
+  return sql`unnest(${keys.map((k) => k.organizationId)}::text[], ${keys.map((k) => k.monitorId)}::text[],
+    ${keys.map((k) => k.environment)}::text[], ${keys.map((k) => k.at.toISOString())}::timestamptz[])
+    as k(organization_id, monitor_id, environment, at)`;
+}
+
 /**
- * Takes the rows of `tier` at `at` for every environment and for `environment`, creating them if missing, in
- * that order (the same in every writer, so writers of one monitor queue instead of deadlocking). A concurrent
- * writer of the same row then waits for this transaction and recomputes from a snapshot that includes its work.
+ * Takes the rows of `tier` of `keys`, each for every environment and for its own, creating them if missing, in
+ * the order given (the same order in every writer, organization then monitor, so writers of one monitor queue
+ * instead of deadlocking). A concurrent writer of the same row then waits for this transaction and recomputes
+ * from a snapshot that includes its work.
  */
 export async function lockTierRows(
   db: Executor,
   tier: RollupTier,
-  key: { organizationId: string; monitorId: string; environment: string; at: Date; allEnvironments: string },
+  keys: readonly TierKey[],
+  allEnvironments: string,
 ): Promise<void> {
+  if (keys.length === 0) return;
+  const rows = keys.flatMap((key) => [
+    sql`(${key.organizationId}, ${key.monitorId}, ${key.at}, ${allEnvironments})`,
+    sql`(${key.organizationId}, ${key.monitorId}, ${key.at}, ${key.environment})`,
+  ]);
   await sql`
     insert into ${sql.table(tier.table)} as row (organization_id, monitor_id, ${sql.ref(tier.column)}, environment)
-    values (${key.organizationId}, ${key.monitorId}, ${key.at}, ${key.allEnvironments}),
-      (${key.organizationId}, ${key.monitorId}, ${key.at}, ${key.environment})
+    values ${sql.join(rows)}
     on conflict (organization_id, monitor_id, ${sql.ref(tier.column)}, environment)
     do update set run_count = row.run_count`.execute(db);
 }

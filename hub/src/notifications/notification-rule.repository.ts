@@ -19,21 +19,28 @@ export async function listRulesOfMonitor(
 }
 
 /**
- * The enabled rules of a monitor, locked until the caller's transaction ends. Every worker finishing a run of
- * the monitor takes these locks in the same (id) order, so evaluations of one monitor happen one after
- * another and each sees the state and runs the previous one committed: the check-and-set is atomic.
+ * The enabled rules of the monitors, locked until the caller's transaction ends. Every writer finishing runs
+ * takes these locks in the same (organization, monitor, id) order, so evaluations of one monitor happen one
+ * after another and each sees the state and runs the previous one committed: the check-and-set is atomic.
  */
-export async function lockEnabledRulesOfMonitor(
+export async function lockEnabledRulesOfMonitors(
   tx: Transaction<Database>,
-  organizationId: string,
-  monitorId: string,
+  monitors: ReadonlyArray<{ organizationId: string; monitorId: string }>,
 ): Promise<NotificationRuleRow[]> {
+  if (monitors.length === 0) return [];
   return tx
     .selectFrom('notification_rules')
     .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('monitor_id', '=', monitorId)
+    .where((eb) =>
+      eb(
+        eb.refTuple('organization_id', 'monitor_id'),
+        'in',
+        monitors.map((m) => eb.tuple(m.organizationId, m.monitorId)),
+      ),
+    )
     .where('enabled', '=', true)
+    .orderBy('organization_id')
+    .orderBy('monitor_id')
     .orderBy('id')
     .forUpdate()
     .execute();

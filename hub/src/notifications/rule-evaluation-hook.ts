@@ -6,7 +6,7 @@ import type { RunRow } from '../runs/run.repository.js';
 import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
 import { insertEvent } from './notification-event.repository.js';
 import {
-  lockEnabledRulesOfMonitor,
+  lockEnabledRulesOfMonitors,
   saveRuleEvaluation,
   type NotificationRuleRow,
 } from './notification-rule.repository.js';
@@ -101,31 +101,40 @@ async function evaluateRule(
 }
 
 /**
- * Evaluates the monitor's rules in the transaction that records the run. The rule rows stay locked until
- * that transaction commits, so two workers finishing runs of one monitor evaluate one after the other and a
- * condition fires once. Delivery jobs are enqueued before the commit; the delivery handler first waits on the
- * same rule lock, so it never reads the event before it is committed (and finds none if it rolled back).
+ * Evaluates the rules of each run's monitor in the transaction that records the runs. The rule rows stay
+ * locked until that transaction commits, so two workers finishing runs of one monitor evaluate one after the
+ * other and a condition fires once. Delivery jobs are enqueued before the commit; the delivery handler first
+ * waits on the same rule lock, so it never reads the event before it is committed (and finds none if it rolled
+ * back). One query finds (and locks) the rules of every run's monitor: most monitors have none.
  */
 export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
   return {
     name: 'notification-rules',
-    async onRunFinished(tx, run) {
+    async onRunsFinished(tx, runs) {
       // A run Meerkat failed itself (the reaper, a refused result) says nothing about the target: no rule sees it.
-      if (isSystemFailure(run)) return;
-      const rules = await lockEnabledRulesOfMonitor(tx, run.organization_id, run.monitor_id);
-      if (rules.length === 0) return;
-      const evaluated: EvaluatedRun = {
-        id: run.id,
-        location: run.location,
-        success: run.success === true,
-        errors: run.errors,
-        at: run.completed_at ?? new Date(),
-      };
-      const facts = runFactsOf(tx, run, evaluated.at);
+      const judged = runs.filter((run) => !isSystemFailure(run));
+      const rules = await lockEnabledRulesOfMonitors(
+        tx,
+        judged.map((run) => ({ organizationId: run.organization_id, monitorId: run.monitor_id })),
+      );
       const jobs: DeliveryJobData[] = [];
-      for (const rule of rules) {
-        const job = await evaluateRule(tx, rule, run, evaluated, facts);
-        if (job !== undefined) jobs.push(job);
+      for (const run of judged) {
+        const own = rules.filter(
+          (rule) => rule.organization_id === run.organization_id && rule.monitor_id === run.monitor_id,
+        );
+        if (own.length === 0) continue;
+        const evaluated: EvaluatedRun = {
+          id: run.id,
+          location: run.location,
+          success: run.success === true,
+          errors: run.errors,
+          at: run.completed_at ?? new Date(),
+        };
+        const facts = runFactsOf(tx, run, evaluated.at);
+        for (const rule of own) {
+          const job = await evaluateRule(tx, rule, run, evaluated, facts);
+          if (job !== undefined) jobs.push(job);
+        }
       }
       for (const job of jobs) await deliveries.enqueue(job);
     },

@@ -5,7 +5,7 @@ import type { Database } from '../db/tables.js';
 import type { RunTable } from '../db/tables.js';
 import {
   finishRun,
-  insertScheduledRun,
+  insertScheduledRuns,
   resultColumns,
   type RunResult,
   type RunRow,
@@ -13,12 +13,30 @@ import {
 import { systemFailureError } from './system-failure.js';
 
 /**
- * What follows a finished run (metric rollups, notification rule evaluation). Each hook runs in the same
- * transaction that records the result, so a run is never counted without its rules being evaluated, or twice.
+ * What follows finished runs (metric rollups, notification rule evaluation). Each hook runs in the same
+ * transaction that records the results, so a run is never counted without its rules being evaluated, or twice.
+ * The runs of one call belong to distinct monitors, ordered by organization and monitor: a hook may write one
+ * row per monitor in one statement, and every writer takes its row locks in that order (no deadlock).
  */
 export interface RunFinishedHook {
   readonly name: string;
-  onRunFinished(tx: Transaction<Database>, run: RunRow): Promise<void>;
+  onRunsFinished(tx: Transaction<Database>, runs: readonly RunRow[]): Promise<void>;
+}
+
+type RunMonitor = Pick<RunRow, 'organization_id' | 'monitor_id'>;
+/** A key naming the monitor of a run. */
+export const monitorKey = (run: RunMonitor) => `${run.organization_id}\n${run.monitor_id}`;
+
+/** Runs in the order hooks take their locks: by organization, then monitor. */
+export const byMonitor = (a: RunMonitor, b: RunMonitor) => {
+  const [left, right] = [monitorKey(a), monitorKey(b)];
+  return left < right ? -1 : left > right ? 1 : 0;
+};
+
+async function runHooks(tx: Transaction<Database>, runs: RunRow[], hooks: readonly RunFinishedHook[]) {
+  if (runs.length === 0) return;
+  runs.sort(byMonitor);
+  for (const hook of hooks) await hook.onRunsFinished(tx, runs);
 }
 
 /** The statuses a run may be finished from; a runner's report is accepted only for a run it has started. */
@@ -34,7 +52,7 @@ async function writeRunResult(
   return db.transaction().execute(async (tx) => {
     const finished = await finishRun(tx, run.organization_id, run.id, result, from);
     if (finished === undefined) return undefined;
-    for (const hook of hooks) await hook.onRunFinished(tx, finished);
+    await runHooks(tx, [finished], hooks);
     return finished;
   });
 }
@@ -45,21 +63,28 @@ export type ExecutedScheduledRun = Pick<
   'organization_id' | 'id' | 'monitor_id' | 'execution_group_id' | 'location' | 'environment'
 > & { schedule_slot: string; started_at: Date };
 
-async function insertExecutedRun(
+/** A finished scheduled run and its result, as a worker hands it over to be written. */
+export interface ExecutedScheduledResult {
+  run: ExecutedScheduledRun;
+  result: RunResult;
+}
+
+async function insertExecutedRuns(
   db: Db,
-  run: ExecutedScheduledRun,
-  result: RunResult,
+  executed: readonly ExecutedScheduledResult[],
   hooks: readonly RunFinishedHook[],
-): Promise<RunRow | undefined> {
+): Promise<Map<string, RunRow>> {
+  const monitors = new Set(executed.map(({ run }) => monitorKey(run)));
+  if (monitors.size !== executed.length) throw new Error('a batch of results holds two runs of one monitor');
   return db.transaction().execute(async (tx) => {
-    const inserted = await insertScheduledRun(tx, {
-      ...run,
-      triggered_by: 'schedule',
-      ...resultColumns(result),
-    });
-    if (inserted === undefined) return undefined;
-    for (const hook of hooks) await hook.onRunFinished(tx, inserted);
-    return inserted;
+    const inserted = await insertScheduledRuns(
+      tx,
+      [...executed]
+        .sort((a, b) => byMonitor(a.run, b.run))
+        .map(({ run, result }) => ({ ...run, triggered_by: 'schedule' as const, ...resultColumns(result) })),
+    );
+    await runHooks(tx, inserted, hooks);
+    return new Map(inserted.map((row) => [row.id, row]));
   });
 }
 
@@ -75,10 +100,24 @@ function refusedResult(result: RunResult, refusal: string): RunResult {
 }
 
 /**
- * Records a scheduled run a worker has finished, in one insert with its hooks (docs/adr/0015): no pending or
- * running row comes first, so a worker that dies mid-run leaves nothing behind and the slot's redelivered job
- * runs it again. `undefined` when the slot already has its run (a second delivery of the same slot). A failure
- * to reach the database is thrown for the queue to retry; a refused result fails the run, saying so.
+ * Records scheduled runs workers have finished, of distinct monitors, in one insert with their hooks and one
+ * transaction (docs/adr/0015, docs/adr/0022): no pending or running row comes first, so a worker that dies
+ * mid-run leaves nothing behind and the slot's redelivered job runs it again. Each entry's row in order, or
+ * `undefined` when its slot already had its run (a second delivery of the same slot). A failure is thrown for
+ * the whole batch: the database away (the queue retries), or a result it refused (write them one by one).
+ */
+export async function recordScheduledRuns(
+  db: Db,
+  executed: readonly ExecutedScheduledResult[],
+  hooks: readonly RunFinishedHook[],
+): Promise<Array<RunRow | undefined>> {
+  const inserted = await insertExecutedRuns(db, executed, hooks);
+  return executed.map(({ run }) => inserted.get(run.id));
+}
+
+/**
+ * Records one scheduled run a worker has finished, as `recordScheduledRuns`; a result the database refuses for
+ * its content fails the run, saying so, instead of being thrown.
  */
 export async function recordScheduledRun(
   db: Db,
@@ -87,11 +126,13 @@ export async function recordScheduledRun(
   hooks: readonly RunFinishedHook[],
 ): Promise<RunRow | undefined> {
   try {
-    return await insertExecutedRun(db, run, result, hooks);
+    const [row] = await recordScheduledRuns(db, [{ run, result }], hooks);
+    return row;
   } catch (error) {
     const refusal = contentRefusalOf(error);
     if (refusal === undefined) throw error;
-    return insertExecutedRun(db, run, refusedResult(result, refusal), hooks);
+    const [row] = await recordScheduledRuns(db, [{ run, result: refusedResult(result, refusal) }], hooks);
+    return row;
   }
 }
 

@@ -27,14 +27,27 @@ export async function insertScheduledRun(
   db: Executor,
   row: Insertable<RunTable> & { schedule_slot: string },
 ): Promise<RunRow | undefined> {
+  const [inserted] = await insertScheduledRuns(db, [row]);
+  return inserted;
+}
+
+/**
+ * The runs of several scheduled slots in one insert, each once however often its slot's job is delivered: the
+ * rows returned are those inserted, a slot that already had its run is left out (as `insertScheduledRun`).
+ */
+export async function insertScheduledRuns(
+  db: Executor,
+  rows: ReadonlyArray<Insertable<RunTable> & { schedule_slot: string }>,
+): Promise<RunRow[]> {
+  if (rows.length === 0) return [];
   return db
     .insertInto('runs')
-    .values({ ...row, created_at: slotDueAt(row.schedule_slot) })
+    .values(rows.map((row) => ({ ...row, created_at: slotDueAt(row.schedule_slot) })))
     .onConflict((oc) =>
       oc.columns(['organization_id', 'monitor_id', 'location', 'schedule_slot', 'created_at']).doNothing(),
     )
     .returningAll()
-    .executeTakeFirst();
+    .execute();
 }
 
 export async function findRun(db: Executor, organizationId: string, id: string): Promise<RunRow | undefined> {

@@ -117,17 +117,19 @@ export function createRunOutcomeMetrics(
 
   return {
     name: 'prometheus-run-outcomes',
-    onRunFinished(_tx, run) {
-      const labels = {
-        organization: run.organization_id,
-        monitor: run.monitor_id,
-        location: run.location,
-        environment: run.environment,
-      };
-      ensure(labels, now());
-      runs.inc({ ...labels, outcome: run.success === true ? 'success' : 'failure' });
-      if (run.success !== true) failures.inc({ ...labels, error_class: errorClassOfRun(run.steps) });
-      if (run.duration_ms !== null) durations.observe(labels, run.duration_ms / 1000);
+    onRunsFinished(_tx, finished) {
+      for (const run of finished) {
+        const labels = {
+          organization: run.organization_id,
+          monitor: run.monitor_id,
+          location: run.location,
+          environment: run.environment,
+        };
+        ensure(labels, now());
+        runs.inc({ ...labels, outcome: run.success === true ? 'success' : 'failure' });
+        if (run.success !== true) failures.inc({ ...labels, error_class: errorClassOfRun(run.steps) });
+        if (run.duration_ms !== null) durations.observe(labels, run.duration_ms / 1000);
+      }
       return Promise.resolve();
     },
   };
