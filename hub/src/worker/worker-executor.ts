@@ -6,12 +6,7 @@ import { newId } from '../db/ids.js';
 import { monitorRowToMonitor } from '../monitors/monitor.repository.js';
 import { MONITOR_DELETED_ERROR, type RunOutcome } from '../runner/run-outcome.js';
 import type { LocationExecutor, ScheduledSlot } from '../runs/location-executor.js';
-import {
-  recordRunResult,
-  recordScheduledRun,
-  type ExecutedScheduledRun,
-  type RunFinishedHook,
-} from '../runs/run-finished.js';
+import { recordRunResult, type ExecutedScheduledRun, type RunFinishedHook } from '../runs/run-finished.js';
 import { claimRun, reclaimRun, type RunResult, type RunRow } from '../runs/run.repository.js';
 import { RetryLaterError } from '../scheduling/job-retries.js';
 import type { SecretReader } from '../secrets/secret-store.js';
@@ -23,6 +18,7 @@ import {
 import type { Clock } from '../system/clock.js';
 import { createMonitorReader } from './monitor-reader.js';
 import { createParkedResults } from './parked-results.js';
+import { createScheduledRunWriter } from './scheduled-run-writer.js';
 
 export interface MonitorRunnerPort {
   run(
@@ -63,6 +59,7 @@ function watchedSecrets(secrets: SecretReader) {
 export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor {
   const { db, clock, log } = deps;
   const monitors = createMonitorReader(db);
+  const scheduledRuns = createScheduledRunWriter(db, deps.hooks);
   // Results whose write failed because the database was away, by job id: the job's retry writes them.
   const parked = createParkedResults<{ run: RunRow | ExecutedScheduledRun; result: RunResult }>();
 
@@ -160,9 +157,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
       const waiting = parked.take(slot.jobId);
       if (waiting !== undefined) {
         const run = waiting.run as ExecutedScheduledRun;
-        await recordParking(slot.jobId, waiting, () =>
-          recordScheduledRun(db, run, waiting.result, deps.hooks),
-        );
+        await recordParking(slot.jobId, waiting, () => scheduledRuns.record({ run, result: waiting.result }));
         return;
       }
       const monitorRow = await monitors.read(slot.organizationId, slot.monitorId);
@@ -188,7 +183,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
       // handed back to run on another worker rather than recorded as a failure.
       if (signal.aborted && !result.success)
         throw new RetryLaterError('the worker shut down before the run finished');
-      await recordParking(slot.jobId, { run, result }, () => recordScheduledRun(db, run, result, deps.hooks));
+      await recordParking(slot.jobId, { run, result }, () => scheduledRuns.record({ run, result }));
     },
   };
 }

@@ -1,0 +1,96 @@
+import type { Db } from '../db/database.js';
+import {
+  monitorKey,
+  recordScheduledRun,
+  recordScheduledRuns,
+  type ExecutedScheduledResult,
+  type RunFinishedHook,
+} from '../runs/run-finished.js';
+import type { RunRow } from '../runs/run.repository.js';
+import { isDatabaseUnavailable } from '../system/dependency-errors.js';
+
+/** How long a finished result waits for others to share its transaction, at most. */
+const WRITE_WINDOW_MS = 50;
+/** Results written in one transaction, at most. */
+const MAX_BATCH = 250;
+
+interface WaitingResult extends ExecutedScheduledResult {
+  resolve(row: RunRow | undefined): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Writes the results of scheduled runs in batches (docs/adr/0022-batched-run-writes.md): a result waits up to
+ * WRITE_WINDOW_MS for others, then all are written in one transaction with their hooks. One batch is written at
+ * a time and results that finish meanwhile go in the next, so under load batches grow instead of transactions.
+ * A batch holds one run per monitor (its hooks write one row per monitor); a second run of a monitor waits for
+ * the next batch. A batch the database refuses for anything but being away is written again one result at a
+ * time, so a result it cannot store fails only its own run. Each caller learns its own row, `undefined` when
+ * its slot already had its run, or the error that keeps its job for a retry.
+ */
+export function createScheduledRunWriter(db: Db, hooks: readonly RunFinishedHook[]) {
+  let waiting: WaitingResult[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let writing = false;
+
+  const writeOneByOne = (batch: readonly WaitingResult[]) =>
+    Promise.all(
+      batch.map(async (entry) => {
+        try {
+          entry.resolve(await recordScheduledRun(db, entry.run, entry.result, hooks));
+        } catch (error) {
+          entry.reject(error);
+        }
+      }),
+    );
+
+  const write = async (batch: readonly WaitingResult[]) => {
+    try {
+      const rows = await recordScheduledRuns(db, batch, hooks);
+      batch.forEach((entry, index) => entry.resolve(rows[index]));
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) return writeOneByOne(batch);
+      for (const entry of batch) entry.reject(error);
+    }
+  };
+
+  /** The next batch: the oldest result of each monitor, up to MAX_BATCH; the rest keep waiting. */
+  const takeBatch = (): WaitingResult[] => {
+    const monitors = new Set<string>();
+    const batch: WaitingResult[] = [];
+    const later: WaitingResult[] = [];
+    for (const entry of waiting) {
+      const key = monitorKey(entry.run);
+      if (batch.length < MAX_BATCH && !monitors.has(key)) {
+        monitors.add(key);
+        batch.push(entry);
+      } else later.push(entry);
+    }
+    waiting = later;
+    return batch;
+  };
+
+  const flush = async () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (writing) return;
+    writing = true;
+    try {
+      while (waiting.length > 0) await write(takeBatch());
+    } finally {
+      writing = false;
+    }
+  };
+
+  return {
+    /** Writes a finished scheduled run with the next batch: its row, or `undefined` when the slot had one. */
+    record(executed: ExecutedScheduledResult): Promise<RunRow | undefined> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ ...executed, resolve, reject });
+        if (writing) return;
+        if (waiting.length >= MAX_BATCH) void flush();
+        else timer ??= setTimeout(() => void flush(), WRITE_WINDOW_MS);
+      });
+    },
+  };
+}
