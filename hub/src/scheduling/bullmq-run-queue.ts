@@ -40,11 +40,13 @@ const PRODUCER_DEADLINE_MS = 5_000;
 const SCHEDULES_MARKER = 'meerkat:schedules-reconciled';
 
 // A run's own failure is recorded on its row; a job fails only when the infrastructure did, and then retries.
+// A completed job is removed at once: its run is the record, and keeping jobs costs Redis work on every
+// completion (a trim of the completed set by age and count); failed jobs stay a week for inspection.
 function jobOptionsFor(retrySeconds: number) {
   return {
     attempts: deliveriesFor(retrySeconds),
     backoff: { type: BACKOFF_TYPE },
-    removeOnComplete: { age: 3600, count: 10_000 },
+    removeOnComplete: true,
     removeOnFail: { age: 7 * 24 * 3600 },
   } as const;
 }
@@ -149,12 +151,14 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
 
     async listSchedules(location) {
       // BullMQ leaves a zero offset out of what it returns. A scheduler written with other job options (an
-      // older release's retries) is not current, so the reconcile rewrites it.
+      // older release's retries or retention) is not current, so the reconcile rewrites it.
       return (await readSchedules(location)).map((s) => ({
         id: s.id ?? s.key,
         everyMs: s.every ?? 0,
         offsetMs: s.offset ?? 0,
-        current: s.template?.opts?.attempts === jobOptions.attempts,
+        current:
+          s.template?.opts?.attempts === jobOptions.attempts &&
+          s.template.opts.removeOnComplete === jobOptions.removeOnComplete,
       }));
     },
 
