@@ -131,7 +131,7 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
       await queue.upsertSchedule(schedule('elsewhere', 'eu-west'));
       expect(await queue.listScheduleIds('default')).toEqual(['hourly']);
       expect(await queue.listSchedules('default')).toEqual([
-        { id: 'hourly', everyMs: 3_600_000, offsetMs: 2_000, current: true },
+        { id: 'hourly', everyMs: 3_600_000, offsetMs: 2_000, version: undefined, current: true },
       ]);
       await queue.removeSchedule('default', 'hourly');
       expect(await queue.listScheduleIds('default')).toEqual([]);

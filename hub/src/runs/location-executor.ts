@@ -7,6 +7,8 @@ export interface ScheduledSlot {
   monitorId: string;
   location: string;
   slot: string;
+  /** The monitor version the slot's job carries, if any (RunJobData). */
+  version?: string | undefined;
 }
 
 /**

@@ -4,6 +4,11 @@ export interface RunJobData {
   monitorId: string;
   location: string;
   runId?: string;
+  /**
+   * A scheduled job's monitor version (its `updatedAt`) when the schedule was written: a worker that has read
+   * that version runs it without reading it again (docs/adr/0022-batched-run-writes.md).
+   */
+  version?: string;
 }
 
 /** One repeating schedule: a (monitor, location) pair every `everyMs`, shifted by `offsetMs` to spread load. */
@@ -44,6 +49,8 @@ export interface ConsumeOptions {
 /** A schedule as the queue holds it; `current` is false when it was written with other job options. */
 export interface ListedSchedule extends Pick<RunSchedule, 'id' | 'everyMs' | 'offsetMs'> {
   current: boolean;
+  /** The monitor version its jobs carry. */
+  version: string | undefined;
 }
 
 export interface RunConsumer {

@@ -156,6 +156,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         id: s.id ?? s.key,
         everyMs: s.every ?? 0,
         offsetMs: s.offset ?? 0,
+        version: s.template?.data?.version,
         current:
           s.template?.opts?.attempts === jobOptions.attempts &&
           s.template.opts.removeOnComplete === jobOptions.removeOnComplete,

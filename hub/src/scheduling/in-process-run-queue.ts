@@ -161,7 +161,13 @@ export function createInProcessRunQueue({
       return Promise.resolve(
         [...timers.values()]
           .filter((t) => t.schedule.location === location)
-          .map(({ schedule: { id, everyMs, offsetMs } }) => ({ id, everyMs, offsetMs, current: true })),
+          .map(({ schedule: { id, everyMs, offsetMs, data } }) => ({
+            id,
+            everyMs,
+            offsetMs,
+            version: data.version,
+            current: true,
+          })),
       );
     },
     // Schedules live as long as this process, as does the queue: they are never lost on their own.

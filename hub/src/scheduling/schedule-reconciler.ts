@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
-import type { RunQueue, RunSchedule } from '../runs/run-queue.js';
+import type { ListedSchedule, RunQueue, RunSchedule } from '../runs/run-queue.js';
 import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;
@@ -57,10 +57,7 @@ export async function reconcileAllSchedules(
   log: Logger,
   options: { backfillAt?: Date } = {},
 ): Promise<void> {
-  const existing = new Map<
-    string,
-    Pick<RunSchedule, 'location' | 'everyMs' | 'offsetMs'> & { current: boolean }
-  >();
+  const existing = new Map<string, ListedSchedule & Pick<RunSchedule, 'location'>>();
   for (const location of locations)
     for (const schedule of await queue.listSchedules(location))
       existing.set(schedule.id, { ...schedule, location });
@@ -84,7 +81,8 @@ export async function reconcileAllSchedules(
         if (
           current?.current &&
           current.everyMs === schedule.everyMs &&
-          current.offsetMs === schedule.offsetMs
+          current.offsetMs === schedule.offsetMs &&
+          current.version === schedule.data.version
         )
           continue;
         await queue.upsertSchedule(schedule);

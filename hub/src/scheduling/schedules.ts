@@ -26,7 +26,7 @@ export function desiredSchedules(organizationId: string, monitor: Monitor): RunS
       location,
       everyMs,
       offsetMs: scheduleOffsetMs(id, everyMs),
-      data: { organizationId, monitorId: monitor.id, location },
+      data: { organizationId, monitorId: monitor.id, location, version: monitor.updatedAt },
     };
   });
 }

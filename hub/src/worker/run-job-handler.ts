@@ -45,7 +45,7 @@ export function createRunJobHandler(deps: RunJobHandlerDeps) {
   };
 
   return async (job: DeliveredRunJob): Promise<void> => {
-    const { organizationId, monitorId, location, runId } = job.data;
+    const { organizationId, monitorId, location, runId, version } = job.data;
     const executor = executorOf(location);
     if (executor === undefined) return;
 
@@ -54,7 +54,7 @@ export function createRunJobHandler(deps: RunJobHandlerDeps) {
       // A retry's lateness is the fault's, not the schedule's: only first deliveries count as drift.
       if (job.delivery === 1) deps.onScheduledStart?.(Date.now() - job.dueAt.getTime(), location);
       if (executor.executeScheduled !== undefined) {
-        const slot = { jobId: job.id, organizationId, monitorId, location, slot: job.slot };
+        const slot = { jobId: job.id, organizationId, monitorId, location, slot: job.slot, version };
         await executor.executeScheduled(slot, deps.signal);
         return;
       }

@@ -160,7 +160,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
         await recordParking(slot.jobId, waiting, () => scheduledRuns.record({ run, result: waiting.result }));
         return;
       }
-      const monitorRow = await monitors.read(slot.organizationId, slot.monitorId);
+      const monitorRow = await monitors.read(slot.organizationId, slot.monitorId, slot.version);
       // A monitor deleted since its slot was scheduled has nothing to record.
       if (monitorRow === undefined) return;
       const run: ExecutedScheduledRun = {
