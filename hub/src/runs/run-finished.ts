@@ -28,7 +28,7 @@ type RunMonitor = Pick<RunRow, 'organization_id' | 'monitor_id'>;
 export const monitorKey = (run: RunMonitor) => `${run.organization_id}\n${run.monitor_id}`;
 
 /** Runs in the order hooks take their locks: by organization, then monitor. */
-export const byMonitor = (a: RunMonitor, b: RunMonitor) => {
+const byMonitor = (a: RunMonitor, b: RunMonitor) => {
   const [left, right] = [monitorKey(a), monitorKey(b)];
   return left < right ? -1 : left > right ? 1 : 0;
 };
