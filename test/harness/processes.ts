@@ -68,7 +68,8 @@ export function startMeerkat(
     child,
     output: () => output,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // A child ended by a signal keeps exitCode null: its 'exit' has fired already and would never come again.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
