@@ -1,10 +1,17 @@
 // The benchmark's HTTP target, in its own process so its CPU is not counted as Meerkat's.
-// Answers every request with a small JSON body; prints its port on stdout.
+// Answers every request with a small JSON body; prints its port on stdout. `GET /requests` answers how many
+// requests it has answered so far (itself not counted), so a benchmark can count the checks that reached it.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const body = JSON.stringify({ status: 'ok', items: [1, 2, 3] });
-const server = createServer((_req, res) => {
+let answered = 0;
+const server = createServer((req, res) => {
+  if (req.url === '/requests') {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(String(answered));
+    return;
+  }
+  answered += 1;
   res
     .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
     .end(body);
@@ -13,4 +20,8 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => {
+  // Keep-alive clients (a worker, blackbox_exporter) would otherwise hold the close open.
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});

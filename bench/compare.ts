@@ -1,0 +1,118 @@
+// The side-by-side benchmark of issue #24 (`npm run bench:compare -- --monitors 2000 --every 20`): the same
+// work (N monitors, each one GET to a local target plus a status check, every S seconds) against Meerkat split
+// (hub, scheduler, worker, PostgreSQL, Redis), `meerkat dev` and Prometheus + blackbox_exporter, one after the
+// other. For each: warm-up, then CPU of every process of the system over a window divided by the checks done,
+// checks done against expected, RSS, lateness p99. Everything listens on loopback. Every step is bounded and a
+// step that fails says which and how the system's processes were; everything started is stopped at the end,
+// on errors and on Ctrl-C (a second Ctrl-C kills at once). See docs/benchmarks.md.
+import { spawnSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { startBenchTarget } from './compare/bench-target.js';
+import {
+  measureWindow,
+  type RunningSystem,
+  type WindowResult,
+  type Workload,
+} from './compare/bench-system.js';
+import { installBlackboxWhenMissing, startBlackbox } from './compare/blackbox.js';
+import { within } from './compare/bounded.js';
+import { parseCompareOptions, type SystemName } from './compare/compare-options.js';
+import { startMeerkatDev } from './compare/meerkat-dev.js';
+import { startMeerkatSplit } from './compare/meerkat-split.js';
+import { reportNotes, reportTable } from './compare/report.js';
+
+const STOP_MS = 90_000;
+const starters: Record<SystemName, (workload: Workload) => Promise<RunningSystem>> = {
+  split: startMeerkatSplit,
+  dev: startMeerkatDev,
+  blackbox: startBlackbox,
+};
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const interrupted = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted.signal.aborted) {
+      say(`${signal} again: killing everything`);
+      process.exit(130);
+    }
+    say(`${signal}: stopping after the current step`);
+    interrupted.abort(new Error(`interrupted by ${signal}`));
+  });
+}
+
+/** What must be stopped before the benchmark exits, newest last. */
+const running: Array<{ name: string; stop: () => Promise<unknown> }> = [];
+async function stopNewest(): Promise<void> {
+  const newest = running.pop();
+  if (newest === undefined) return;
+  const startedMs = Date.now();
+  await within(`stopping ${newest.name}`, STOP_MS, newest.stop()).then(
+    () => say(`${newest.name}: stopped in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`),
+    (error: unknown) => say(`${newest.name}: ${message(error)}`),
+  );
+}
+
+/** The commit measured, and whether the working tree differs from it (`e9c8bac-dirty`). */
+function codeVersion(): string {
+  const described = spawnSync('git', ['describe', '--always', '--dirty'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return described.status === 0 ? described.stdout.trim() : 'unknown (not a git checkout)';
+}
+
+function printResults(results: readonly WindowResult[], workload: Workload): void {
+  if (results.length === 0) return;
+  say('');
+  for (const line of [...reportTable(results, workload), '', ...reportNotes(results)]) say(line);
+}
+
+let exitCode = 0;
+try {
+  const options = parseCompareOptions(process.argv.slice(2));
+  if (options.systems.includes('blackbox')) installBlackboxWhenMissing(say);
+  const target = await startBenchTarget();
+  running.push({ name: 'bench target', stop: () => target.stop() });
+  const workload: Workload = {
+    monitors: options.monitors,
+    everySeconds: options.every,
+    warmupSeconds: options.warmup,
+    windowSeconds: options.window,
+    targetUrl: target.url,
+  };
+  say(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
+      `node ${process.version}; ${new Date().toISOString()}; code ${codeVersion()}`,
+  );
+  say(
+    `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
+      `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}`,
+  );
+  const results: WindowResult[] = [];
+  try {
+    for (const name of options.systems) {
+      interrupted.signal.throwIfAborted();
+      say(`${name}: starting, with ${workload.monitors} monitors`);
+      const system = await starters[name](workload);
+      running.push({ name, stop: () => system.stop() });
+      try {
+        results.push(await measureWindow(system, workload, target, { say, signal: interrupted.signal }));
+      } catch (error) {
+        if (interrupted.signal.aborted) throw interrupted.signal.reason;
+        throw new Error(`${name}: ${message(error)}\n  ${system.diagnose().join('\n  ')}`, { cause: error });
+      }
+      await stopNewest();
+    }
+  } finally {
+    printResults(results, workload);
+  }
+} catch (error) {
+  exitCode = interrupted.signal.aborted ? 130 : 1;
+  say(`failed: ${message(error)}`);
+} finally {
+  while (running.length > 0) await stopNewest();
+  // Exits even if a bounded step that timed out left a socket or timer behind.
+  process.exit(exitCode);
+}

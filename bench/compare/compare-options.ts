@@ -1,0 +1,47 @@
+// The command line of `npm run bench:compare`, parsed once into a frozen object: a mistyped number or system
+// fails at once, naming the option, instead of after minutes of measuring something else.
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export const systemNames = ['split', 'dev', 'blackbox'] as const;
+export type SystemName = (typeof systemNames)[number];
+
+const seconds = (min: number) => z.coerce.number().int().min(min).max(3600);
+
+const compareOptionsSchema = z
+  .object({
+    monitors: z.coerce.number().int().min(1).max(100_000),
+    // Meerkat's shortest interval; Prometheus takes whole seconds.
+    every: seconds(10),
+    warmup: seconds(0),
+    window: seconds(1),
+    systems: z
+      .string()
+      .transform((list) => list.split(',').filter(Boolean))
+      .pipe(z.array(z.enum(systemNames)).min(1)),
+  })
+  .refine((options) => options.window >= options.every, {
+    message: 'must be at least --every, so that every monitor is due in the window',
+    path: ['window'],
+  });
+
+export type CompareOptions = Readonly<z.infer<typeof compareOptionsSchema>>;
+
+export function parseCompareOptions(args: readonly string[]): CompareOptions {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      monitors: { type: 'string', default: '2000' },
+      every: { type: 'string', default: '20' },
+      warmup: { type: 'string', default: '60' },
+      window: { type: 'string', default: '180' },
+      systems: { type: 'string', default: systemNames.join(',') },
+    },
+  });
+  const parsed = compareOptionsSchema.safeParse(values);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `--${String(issue.path[0])}: ${issue.message}`);
+    throw new Error(issues.join('; '));
+  }
+  return Object.freeze(parsed.data);
+}

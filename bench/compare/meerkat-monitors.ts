@@ -1,0 +1,81 @@
+// The benchmark's monitors, created through Meerkat's real API (PUT /monitor/{id}, a few at a time), and the
+// run rows read back for the window's slot accounting.
+import type { RecordedRun } from '../../test/faults/slot-accounting.js';
+import { getNode, monitorDefinition, statusAssertionNode } from '../../test/harness/monitors.js';
+import { within } from './bounded.js';
+
+const CREATE_CONCURRENCY = 8;
+const REQUEST_MS = 30_000;
+
+export function monitorIds(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `bench-${String(i).padStart(5, '0')}`);
+}
+
+/** One GET of the target and a status check, every `everySeconds`: the issue's unit of work. */
+function benchMonitor(targetUrl: string, id: string, everySeconds: number) {
+  return monitorDefinition({
+    project: 'bench',
+    name: id,
+    frequency: { every: everySeconds / 60, unit: 'MINUTE' },
+    nodes: [getNode('get', targetUrl, '/ok'), statusAssertionNode('check', 'get')],
+    edges: [{ from: 'get', to: 'check' }],
+  });
+}
+
+/** Creates every monitor; throws on the first the hub refuses, and when it takes more than ~1/4 s a monitor. */
+export async function createMonitors(input: {
+  apiUrl: string;
+  key: string;
+  ids: readonly string[];
+  targetUrl: string;
+  everySeconds: number;
+}): Promise<void> {
+  const queue = [...input.ids];
+  const createNext = async (): Promise<void> => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const response = await fetch(`${input.apiUrl}/monitor/${id}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${input.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(benchMonitor(input.targetUrl, id, input.everySeconds)),
+        signal: AbortSignal.timeout(REQUEST_MS),
+      });
+      if (response.status !== 201 && response.status !== 200)
+        throw new Error(`PUT /monitor/${id} answered ${response.status}: ${await response.text()}`);
+    }
+  };
+  const creating = Promise.all(Array.from({ length: CREATE_CONCURRENCY }, createNext));
+  // A failed or late creation stops the other creators too.
+  await within(`creating ${input.ids.length} monitors`, 60_000 + input.ids.length * 250, creating).catch(
+    (error: unknown) => {
+      queue.length = 0;
+      throw error;
+    },
+  );
+}
+
+/** Anything that answers SQL with rows: a pg Client or a PGlite. */
+export interface SqlReader {
+  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+/** The scheduled runs whose slot lies in [fromMs, toMs). */
+export async function readWindowRuns(db: SqlReader, fromMs: number, toMs: number): Promise<RecordedRun[]> {
+  const { rows } = await db.query<{
+    monitor_id: string;
+    schedule_slot: string;
+    status: RecordedRun['status'];
+    started_at: Date | null;
+    completed_at: Date | null;
+  }>(
+    `select monitor_id, schedule_slot, status, started_at, completed_at from runs
+     where schedule_slot is not null and schedule_slot::bigint >= $1 and schedule_slot::bigint < $2`,
+    [fromMs, toMs],
+  );
+  return rows.map((row) => ({
+    monitorId: row.monitor_id,
+    scheduleSlot: row.schedule_slot,
+    status: row.status,
+    startedAt: row.started_at === null ? null : new Date(row.started_at),
+    completedAt: row.completed_at === null ? null : new Date(row.completed_at),
+  }));
+}

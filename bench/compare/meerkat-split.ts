@@ -1,0 +1,142 @@
+// Meerkat as the chart runs it: `meerkat hub`, `scheduler` and one `worker` as separate processes over a
+// PostgreSQL and a Redis of the benchmark's own (the test harness's servers, with its settings), migrated first
+// as `meerkat migrate` does, with an admin key as `meerkat keygen` makes one.
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { formatApiKeyEntry, generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
+import { openDatabase } from '../../hub/src/db/database.js';
+import { migrateToLatest } from '../../hub/src/db/migrator.js';
+import { startTestServices } from '../../test/harness/global-setup.js';
+import { startMeerkatProcesses, type MeerkatProcess } from '../../test/harness/processes.js';
+import type { RunningSystem, Workload } from './bench-system.js';
+import { killOnExit, stopChild, within } from './bounded.js';
+import { describeChild } from './diagnosis.js';
+import { createMonitors, monitorIds, readWindowRuns } from './meerkat-monitors.js';
+import { processState } from './process-tree.js';
+import { runFigures, schedulesOf } from './window-figures.js';
+
+const ORGANIZATION = 'bench';
+const START_MS = 150_000;
+const QUERY_MS = 60_000;
+/** The processes' own bound on stopping; they are killed only 5 s after it. */
+const SHUTDOWN_GRACE_SECONDS = 10;
+
+const kinds = [
+  { name: 'hub', args: ['hub'], ready: /hub API listening/ },
+  { name: 'scheduler', args: ['scheduler'], ready: /scheduler running/ },
+  { name: 'worker', args: ['worker', '--locations', 'default'], ready: /worker consuming runs/ },
+];
+
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function migrate(databaseUrl: string): Promise<void> {
+  const { db } = openDatabase({ url: databaseUrl, dataDir: '/nonexistent', poolSize: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Transactions and rows written on PostgreSQL, commands on Redis: how much work a check costs them. */
+async function databaseCounters(databaseUrl: string, redisUrl: string): Promise<Record<string, number>> {
+  const { rows } = await withClient(databaseUrl, (client) =>
+    client.query<{ transactions: string; written: string }>(
+      `select xact_commit + xact_rollback as transactions, tup_inserted + tup_updated + tup_deleted as written
+       from pg_stat_database where datname = current_database()`,
+    ),
+  );
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 5_000, maxRetriesPerRequest: 0 });
+  try {
+    await redis.connect();
+    const stats = await redis.info('stats');
+    return {
+      'PostgreSQL transactions': Number(rows[0]?.transactions),
+      'PostgreSQL rows written': Number(rows[0]?.written),
+      'Redis commands': Number(/total_commands_processed:(\d+)/.exec(stats)?.[1]),
+    };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function startMeerkatSplit(workload: Workload): Promise<RunningSystem> {
+  const services = await within('starting PostgreSQL and Redis', START_MS, startTestServices());
+  const processes: MeerkatProcess[] = [];
+  const stop = async () => {
+    await Promise.all(
+      processes.map((p) => stopChild(p.process.child, 'SIGTERM', (SHUTDOWN_GRACE_SECONDS + 5) * 1000)),
+    );
+    await services.stop();
+  };
+  try {
+    const { postgres, redis } = services.pids;
+    if (postgres === undefined || redis === undefined)
+      throw new Error(
+        'DATABASE_URL or REDIS_URL is set: the comparison counts the CPU of servers of its own',
+      );
+    await within('migrating the database', START_MS, migrate(services.databaseUrl));
+    const key = generateApiKey();
+    const env = {
+      DATABASE_URL: services.databaseUrl,
+      REDIS_URL: services.redisUrl,
+      AUTH_API_KEYS: formatApiKeyEntry({
+        organizationId: ORGANIZATION,
+        role: 'admin',
+        sha256: hashApiKey(key),
+      }),
+      SECRETS_KEY: 'be'.repeat(32),
+      SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
+      // The benchmark creates thousands of monitors with one key.
+      API_RATE_LIMIT_PER_SECOND: '0',
+    };
+    // Each start is bounded by the harness (60 s); this bound is for the case it is not.
+    const started = await within(
+      'starting hub, scheduler and worker',
+      START_MS,
+      startMeerkatProcesses(env, kinds),
+    );
+    for (const p of started) killOnExit(p.process.child);
+    processes.push(...started);
+    const byName = (name: string) => started.find((p) => p.name === name) as MeerkatProcess;
+    const ids = monitorIds(workload.monitors);
+    await createMonitors({ apiUrl: byName('hub').url, key, ids, ...workload });
+    const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
+    return {
+      label: 'Meerkat split (hub, scheduler, 1 worker, PostgreSQL, Redis)',
+      components: {
+        ...Object.fromEntries(started.map((p) => [p.name, [p.process.child.pid ?? 0]])),
+        PostgreSQL: [postgres],
+        Redis: [redis],
+      },
+      counters: () => databaseCounters(services.databaseUrl, services.redisUrl),
+      async figures(fromMs, toMs) {
+        const runs = await within(
+          'reading the runs of the window',
+          QUERY_MS,
+          withClient(services.databaseUrl, (client) => readWindowRuns(client, fromMs, toMs)),
+        );
+        const figures = runFigures({ schedules, runs, fromMs, toMs });
+        return { ...figures, note: `run rows of the window's slots; lateness is started_at minus the slot` };
+      },
+      diagnose: () => [
+        ...started.map((p) => describeChild(p.name, p.process.child, p.process.output())),
+        `PostgreSQL: ${processState(postgres)}`,
+        `Redis: ${processState(redis)}`,
+      ],
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { parseCompareOptions } from '../../bench/compare/compare-options.js';
+
+describe('the command line of bench:compare', () => {
+  it("reads the issue's options into numbers and a list of systems", () => {
+    const options = parseCompareOptions([
+      '--monitors',
+      '50',
+      '--every',
+      '20',
+      '--warmup',
+      '10',
+      '--window',
+      '30',
+      '--systems',
+      'split,blackbox',
+    ]);
+    expect(options).toEqual({
+      monitors: 50,
+      every: 20,
+      warmup: 10,
+      window: 30,
+      systems: ['split', 'blackbox'],
+    });
+    expect(Object.isFrozen(options)).toBe(true);
+  });
+
+  it('compares all three systems by default', () => {
+    expect(parseCompareOptions([]).systems).toEqual(['split', 'dev', 'blackbox']);
+  });
+
+  it('refuses a system it does not know, naming the option', () => {
+    expect(() => parseCompareOptions(['--systems', 'split,nagios'])).toThrow(/--systems: /);
+  });
+
+  it("refuses an interval below Meerkat's 10 seconds and one that is not a number", () => {
+    expect(() => parseCompareOptions(['--every', '5'])).toThrow(/--every: /);
+    expect(() => parseCompareOptions(['--every', '20s'])).toThrow(/--every: /);
+  });
+
+  it('refuses a window shorter than the interval', () => {
+    expect(() => parseCompareOptions(['--every', '60', '--window', '30'])).toThrow(
+      /--window: must be at least --every/,
+    );
+  });
+
+  it('refuses an option it does not know', () => {
+    expect(() => parseCompareOptions(['--duration', '60'])).toThrow(/--duration/);
+  });
+});
