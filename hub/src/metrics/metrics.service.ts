@@ -84,7 +84,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
    * Every monitor in scope with its period figures (from a snapshot at most twice the allowed age old) and
    * its status and latest runs (read now).
    */
-  const fleet = async (organizationId: string, period: Period, environment: string | undefined) => {
+  const readFleet = async (organizationId: string, period: Period, environment: string | undefined) => {
     const now = periodWindow(period, clock.now());
     const monitors = await listMonitorsOf(db, organizationId, { environment });
     const [snapshot, latest] = await Promise.all([
@@ -107,6 +107,20 @@ export function createMetricsService(deps: MetricsServiceDeps) {
       };
     });
     return { snapshot, rows };
+  };
+  /**
+   * `readFleet`, shared by the requests that ask for the same fleet while it is being read: the pages of one
+   * list (the console asks for ten at once) cost one read of the monitors and their latest runs, not ten.
+   */
+  const fleetsBeingRead = new Map<string, ReturnType<typeof readFleet>>();
+  const fleet = (organizationId: string, period: Period, environment: string | undefined) => {
+    const key = JSON.stringify([organizationId, period, environment]);
+    let reading = fleetsBeingRead.get(key);
+    if (reading === undefined) {
+      reading = readFleet(organizationId, period, environment).finally(() => fleetsBeingRead.delete(key));
+      fleetsBeingRead.set(key, reading);
+    }
+    return reading;
   };
 
   return {
