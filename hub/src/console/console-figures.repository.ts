@@ -55,34 +55,43 @@ export async function listUptimeDays(
   }));
 }
 
+/** Every monitor of the organization with its project, by id. */
+export async function listMonitorProjects(
+  db: Executor,
+  organizationId: string,
+): Promise<Array<{ monitorId: string; project: string }>> {
+  const rows = await db
+    .selectFrom('monitors')
+    .select(['id', 'project'])
+    .where('organization_id', '=', organizationId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ monitorId: row.id, project: row.project }));
+}
+
 /**
- * Every monitor of the organization with its project, and its hour-tier run and failure counts (every environment)
- * from `since`: a monitor without runs has one row with a null hour.
+ * The organization's hour-tier run and failure counts (every environment) from `since`, oldest first. Read apart
+ * from the monitors, not joined to them: right after a bulk import the planner's statistics still count a handful of
+ * monitors, and the join it planned compared every monitor with every hour row (0.1 s at a thousand monitors,
+ * growing with the square).
  */
-export async function listMonitorHours(
+export async function listHourCounts(
   db: Executor,
   organizationId: string,
   since: Date,
-): Promise<Array<{ monitorId: string; project: string; hour: Date | null; runs: number; failures: number }>> {
+): Promise<Array<{ monitorId: string; hour: Date; runs: number; failures: number }>> {
   const rows = await db
-    .selectFrom('monitors as m')
-    .leftJoin('run_rollups_hour as h', (join) =>
-      join
-        .onRef('h.organization_id', '=', 'm.organization_id')
-        .onRef('h.monitor_id', '=', 'm.id')
-        .on('h.environment', '=', ALL_ENVIRONMENTS)
-        .on('h.hour', '>=', since),
-    )
-    .select(['m.id', 'm.project', 'h.hour', 'h.run_count', 'h.failure_count'])
-    .where('m.organization_id', '=', organizationId)
-    .orderBy('m.id')
-    .orderBy('h.hour')
+    .selectFrom('run_rollups_hour')
+    .select(['monitor_id', 'hour', 'run_count', 'failure_count'])
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', ALL_ENVIRONMENTS)
+    .where('hour', '>=', since)
+    .orderBy('hour')
     .execute();
   return rows.map((row) => ({
-    monitorId: row.id,
-    project: row.project,
+    monitorId: row.monitor_id,
     hour: row.hour,
-    runs: Number(row.run_count ?? 0),
-    failures: Number(row.failure_count ?? 0),
+    runs: Number(row.run_count),
+    failures: Number(row.failure_count),
   }));
 }

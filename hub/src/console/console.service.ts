@@ -14,7 +14,7 @@ import type { MetricsService } from '../metrics/metrics.service.js';
 import { DAY_MS, dayOf, HOUR_MS, hourOf } from '../metrics/time-buckets.js';
 import type { Clock } from '../system/clock.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
-import { listMonitorHours, listUptimeDays } from './console-figures.repository.js';
+import { listHourCounts, listMonitorProjects, listUptimeDays } from './console-figures.repository.js';
 import {
   findEnabledStatusPageBySlug,
   findStatusPage,
@@ -75,17 +75,19 @@ export function createConsoleService({ db, clock, metrics }: ConsoleServiceDeps)
 
     async hourlyRuns(organizationId: string, hours: number): Promise<MonitorHourlyRuns[]> {
       const since = new Date(hourOf(clock.now()).getTime() - (hours - 1) * HOUR_MS);
-      const byMonitor = new Map<string, MonitorHourlyRuns>();
-      for (const row of await listMonitorHours(db, organizationId, since)) {
-        let series = byMonitor.get(row.monitorId);
-        if (series === undefined)
-          byMonitor.set(
-            row.monitorId,
-            (series = { monitorId: row.monitorId, project: row.project, hours: [] }),
-          );
-        if (row.hour !== null)
-          series.hours.push({ hour: row.hour.toISOString(), runs: row.runs, failures: row.failures });
-      }
+      const [monitors, counts] = await Promise.all([
+        listMonitorProjects(db, organizationId),
+        listHourCounts(db, organizationId, since),
+      ]);
+      const byMonitor = new Map(
+        monitors.map(({ monitorId, project }): [string, MonitorHourlyRuns] => [
+          monitorId,
+          { monitorId, project, hours: [] },
+        ]),
+      );
+      // An hour of a monitor deleted between the two reads has no monitor left to show it.
+      for (const { monitorId, hour, runs, failures } of counts)
+        byMonitor.get(monitorId)?.hours.push({ hour: hour.toISOString(), runs, failures });
       return [...byMonitor.values()];
     },
 
