@@ -19,12 +19,22 @@ function publicPage(path: string) {
   return undefined;
 }
 
-function signedInPage(path: string, principal: PrincipalSummary) {
+const SigningIn = () => <p role="status">Signing in…</p>;
+
+/**
+ * The pages of a caller with a token. Only the monitor's page waits for `GET /principal` (its "Run now" depends on
+ * the role); the others load their data alongside it, as the API checks the token on every request anyway.
+ */
+function signedInPage(path: string, principal: PrincipalSummary | undefined) {
   const run = /^\/ui\/runs\/([^/]+)$/.exec(path);
   if (run) return <RunDetailPage runId={decodeURIComponent(run[1] ?? '')} />;
   const monitor = /^\/ui\/monitors\/([^/]+)$/.exec(path);
   if (monitor)
-    return <MonitorDetailPage monitorId={decodeURIComponent(monitor[1] ?? '')} principal={principal} />;
+    return principal === undefined ? (
+      <SigningIn />
+    ) : (
+      <MonitorDetailPage monitorId={decodeURIComponent(monitor[1] ?? '')} principal={principal} />
+    );
   if (path === '/ui/' || path === '/ui') return <OverviewPage />;
   return (
     <section>
@@ -81,7 +91,7 @@ export function App() {
         )}
       </header>
       <main id="main" tabIndex={-1}>
-        {page ?? (principal === undefined ? <p role="status">Signing in…</p> : signedInPage(path, principal))}
+        {page ?? (token === null ? <SigningIn /> : signedInPage(path, principal))}
       </main>
     </>
   );
