@@ -15,11 +15,20 @@ const screenshotDir = join(root, 'test/console/screenshots');
 /** Builds the console as `npm run build:console` does, into a folder of this test file's own. */
 export async function buildConsole(): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), 'meerkat-console-'));
-  await build({
-    configFile: join(root, 'web/vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-  });
+  // Vite builds for production only when NODE_ENV says so, and vitest sets it to `test`: the pages would then be
+  // measured with Preact's debug hooks and development JSX, 30 % more code that the shipped build leaves out.
+  const testEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      configFile: join(root, 'web/vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true },
+    });
+  } finally {
+    if (testEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = testEnv;
+  }
   return outDir;
 }
 
@@ -76,8 +85,13 @@ export async function signInWithKey(page: Page, hubUrl: string, key: string, pat
   await page.waitForURL((url) => url.pathname === path);
 }
 
-/** What performance.measure says between two marks (or navigation start), in milliseconds. */
+/**
+ * What performance.measure says between two marks (or navigation start), in milliseconds. The pages set their
+ * closing mark in an effect, which runs after the next frame: it may still be missing when what the test waited
+ * for is already in the document.
+ */
 export async function measured(page: Page, from: string | undefined, to: string): Promise<number> {
+  await page.waitForFunction((end) => performance.getEntriesByName(end).length > 0, to);
   return page.evaluate(
     ([start, end]) =>
       start === ''
