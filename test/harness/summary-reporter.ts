@@ -8,14 +8,16 @@ export default class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const module of testModules) {
+      const failedBefore = failed;
       for (const test of module.children.allTests()) {
         const { state } = test.result();
         if (state === 'passed') passed += 1;
         else if (state === 'failed') failed += 1;
         else skipped += 1;
       }
-      // A file that failed to load has no tests; count it so the line never reads 0 failed.
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed += 1;
+      // A file that failed to load, or whose beforeAll failed (its tests then count as skipped), has no failed
+      // test: count it, so the line never reads 0 failed for a failing run.
+      if (module.state() === 'failed' && failed === failedBefore) failed += 1;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
