@@ -15,6 +15,10 @@ import { scheduleDependant } from '../hub/src/scheduling/schedule-dependant.js';
 import { startScheduler } from '../hub/src/server/start-scheduler.js';
 import { openComponents } from '../hub/src/server/components.js';
 import { startWorker } from '../hub/src/server/start-worker.js';
+import { runFinishedHooks } from '../hub/src/server/run-finished-hooks.js';
+import { createInProcessDeliveryQueue } from '../hub/src/notifications/in-process-delivery-queue.js';
+import { ruleEvaluationHook } from '../hub/src/notifications/rule-evaluation-hook.js';
+import { Registry } from 'prom-client';
 import { startTestServices } from '../test/harness/global-setup.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
 
@@ -108,6 +112,11 @@ try {
     components,
     locations: ['default'],
     concurrency,
+    // The hooks a `meerkat worker` records each result with: rollups, latest runs, rules, run counters.
+    hooks: runFinishedHooks(new Registry(), ruleEvaluationHook(createInProcessDeliveryQueue()), {
+      db: components.db,
+      locations: ['default'],
+    }),
     onScheduledStart: (ms) => void (measuring && drift.push(ms)),
   });
   say(`scheduler and worker started; warming up for one interval (${everySeconds} s)`);
