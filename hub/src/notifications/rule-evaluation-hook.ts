@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/tables.js';
-import type { RunFinishedHook } from '../runs/run-finished.js';
+import { monitorKey, type RunFinishedHook } from '../runs/run-finished.js';
 import type { RunRow } from '../runs/run.repository.js';
 import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
 import { insertEvent } from './notification-event.repository.js';
@@ -117,11 +117,12 @@ export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
         tx,
         judged.map((run) => ({ organizationId: run.organization_id, monitorId: run.monitor_id })),
       );
+      const rulesOf = new Map<string, NotificationRuleRow[]>();
+      for (const rule of rules)
+        rulesOf.set(monitorKey(rule), [...(rulesOf.get(monitorKey(rule)) ?? []), rule]);
       const jobs: DeliveryJobData[] = [];
       for (const run of judged) {
-        const own = rules.filter(
-          (rule) => rule.organization_id === run.organization_id && rule.monitor_id === run.monitor_id,
-        );
+        const own = rulesOf.get(monitorKey(run)) ?? [];
         if (own.length === 0) continue;
         const evaluated: EvaluatedRun = {
           id: run.id,
