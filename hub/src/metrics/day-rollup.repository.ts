@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
 import { dayOf } from './time-buckets.js';
-import { DAY_TIER, lockTierRows, refreshTier, tierKeyRows } from './tier-refresh.js';
+import { addRunsToTier, DAY_TIER, refreshTier, tierKeyRows, type TierIncrement } from './tier-refresh.js';
 
 /** Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces. */
 const hourPieces = (hourFilter: RawBuilder<unknown>) => sql`
@@ -21,18 +21,22 @@ export async function refreshDayRollups(db: Executor, hourFilter: RawBuilder<unk
   await refreshTier(db, DAY_TIER, hourPieces(hourFilter));
 }
 
-/** Brings the days of hours just refreshed up to date, one row per monitor; locks as `refreshMonitorHours` does. */
-export async function refreshMonitorDays(
+/** Adds runs to their day rows as `addRunsToHours` adds them to hours; a late day is recomputed from its hours. */
+export async function addRunsToDays(
   db: Executor,
-  runs: ReadonlyArray<{ organizationId: string; monitorId: string; environment: string; minute: Date }>,
+  runs: ReadonlyArray<Omit<TierIncrement, 'at'>>,
 ): Promise<void> {
-  if (runs.length === 0) return;
-  const keys = runs.map((run) => ({ ...run, at: dayOf(run.minute) }));
-  await lockTierRows(db, DAY_TIER, keys, ALL_ENVIRONMENTS);
-  // Only the two rows each run changed (and locked), from the hours of the same two environments.
+  const late = await addRunsToTier(
+    db,
+    DAY_TIER,
+    runs.map((run) => ({ ...run, at: dayOf(run.minute) })),
+    ALL_ENVIRONMENTS,
+  );
+  if (late.length === 0) return;
+  // Only the two rows each late run changed (and locked), from the hours of the same two environments.
   await refreshDayRollups(
     db,
-    sql`exists (select 1 from ${tierKeyRows(keys)} where h.organization_id = k.organization_id
+    sql`exists (select 1 from ${tierKeyRows(late)} where h.organization_id = k.organization_id
       and h.monitor_id = k.monitor_id and h.hour >= k.at and h.hour < k.at + interval '1 day'
       and h.environment in (${ALL_ENVIRONMENTS}, k.environment))`,
   );

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { hourOf } from './time-buckets.js';
-import { HOUR_TIER, lockTierRows, refreshTier, tierKeyRows } from './tier-refresh.js';
+import { addRunsToTier, HOUR_TIER, refreshTier, tierKeyRows, type TierIncrement } from './tier-refresh.js';
 
 /** The hourly tier's "every environment" rows carry this environment (no real environment is empty). */
 export const ALL_ENVIRONMENTS = '';
@@ -29,23 +29,28 @@ export async function refreshHourRollups(db: Executor, minuteFilter: RawBuilder<
 }
 
 /**
- * Brings the hours of runs just added to their minutes up to date, one row per monitor (distinct monitors, in
- * lock order). The hour rows are locked first, so a concurrent writer of the same hour waits for this
- * transaction and then recomputes from a snapshot that includes its minute: no update is lost.
+ * Adds runs of distinct monitors (in lock order) to their hour rows, each to its environment's and to every
+ * environment's (`addRunsToTier`). An hour that has a later result than the run is recomputed from its minutes,
+ * which already hold the run: its row is locked by then, so a concurrent writer of the same hour waits for this
+ * transaction and then adds to what it recomputed.
  */
-export async function refreshMonitorHours(
+export async function addRunsToHours(
   db: Executor,
-  runs: ReadonlyArray<{ organizationId: string; monitorId: string; environment: string; minute: Date }>,
+  runs: ReadonlyArray<Omit<TierIncrement, 'at'>>,
 ): Promise<void> {
-  if (runs.length === 0) return;
-  const keys = runs.map((run) => ({ ...run, at: hourOf(run.minute) }));
-  await lockTierRows(db, HOUR_TIER, keys, ALL_ENVIRONMENTS);
-  // Only the two rows each run changed (and locked); other environments' rows of the hour stay as they are.
+  const late = await addRunsToTier(
+    db,
+    HOUR_TIER,
+    runs.map((run) => ({ ...run, at: hourOf(run.minute) })),
+    ALL_ENVIRONMENTS,
+  );
+  if (late.length === 0) return;
+  // Only the two rows each late run changed (and locked); other environments' rows of the hour stay as they are.
   await refreshTier(
     db,
     HOUR_TIER,
     minutePieces(
-      sql`exists (select 1 from ${tierKeyRows(keys)} where r.organization_id = k.organization_id
+      sql`exists (select 1 from ${tierKeyRows(late)} where r.organization_id = k.organization_id
         and r.monitor_id = k.monitor_id and r.minute >= k.at and r.minute < k.at + interval '1 hour'
         and e.environment in (${ALL_ENVIRONMENTS}, k.environment))`,
     ),

@@ -1,7 +1,7 @@
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { durationBucket } from './duration-histogram.js';
-import { refreshMonitorDays } from './day-rollup.repository.js';
-import { refreshMonitorHours } from './hour-rollup.repository.js';
+import { addRunsToDays } from './day-rollup.repository.js';
+import { addRunsToHours } from './hour-rollup.repository.js';
 import { recordLatestRuns } from './latest-runs.repository.js';
 import { addRunsToRollups } from './rollup.repository.js';
 import { errorClassOfRun } from './run-error-class.js';
@@ -32,8 +32,8 @@ export const rollupHook: RunFinishedHook = {
       };
     });
     await addRunsToRollups(tx, increments);
-    await refreshMonitorHours(tx, increments);
-    await refreshMonitorDays(tx, increments);
+    await addRunsToHours(tx, increments);
+    await addRunsToDays(tx, increments);
     await recordLatestRuns(tx, runs);
   },
 };

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
+import { addRunCounts, RUN_COUNT_COLUMNS, runCountValues } from './tier-refresh.js';
 import { dayCeilOf, dayOf, hourCeilOf, hourOf } from './time-buckets.js';
 
 /** One finished run's contribution to its minute. */
@@ -24,32 +25,14 @@ export interface RollupIncrement {
  */
 export async function addRunsToRollups(db: Executor, runs: readonly RollupIncrement[]): Promise<void> {
   if (runs.length === 0) return;
-  const row = (run: RollupIncrement) => {
-    const histogram = run.durationBucket === null ? {} : { [run.durationBucket]: 1 };
-    const errorClasses = run.errorClass === null ? {} : { [run.errorClass]: 1 };
-    return sql`(${run.organizationId}, ${run.monitorId}, ${run.minute}, ${run.location}, ${run.environment}, 1,
-      ${run.success ? 1 : 0}, ${run.success ? 0 : 1}, ${run.durationMs === null ? 0 : 1}, ${run.durationMs ?? 0},
-      ${run.durationMs}, ${run.durationMs}, ${JSON.stringify(histogram)}::jsonb,
-      ${JSON.stringify(errorClasses)}::jsonb, ${run.startedAt}, ${run.success})`;
-  };
+  const row = (run: RollupIncrement) =>
+    sql`(${run.organizationId}, ${run.monitorId}, ${run.minute}, ${run.location}, ${run.environment},
+      ${runCountValues(run)}, ${run.startedAt}, ${run.success})`;
   await sql`
-    insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment, run_count,
-      success_count, failure_count, duration_count, duration_sum_ms, duration_min_ms, duration_max_ms,
-      histogram, error_classes, last_started_at, last_success)
+    insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment,
+      ${RUN_COUNT_COLUMNS}, last_started_at, last_success)
     values ${sql.join(runs.map(row))}
-    on conflict (organization_id, monitor_id, minute, location, environment) do update set
-      run_count = r.run_count + 1,
-      success_count = r.success_count + excluded.success_count,
-      failure_count = r.failure_count + excluded.failure_count,
-      duration_count = r.duration_count + excluded.duration_count,
-      duration_sum_ms = r.duration_sum_ms + excluded.duration_sum_ms,
-      duration_min_ms = least(r.duration_min_ms, excluded.duration_min_ms),
-      duration_max_ms = greatest(r.duration_max_ms, excluded.duration_max_ms),
-      histogram = r.histogram || coalesce((select jsonb_object_agg(key, coalesce((r.histogram ->> key)::int, 0)
-        + value::int) from jsonb_each_text(excluded.histogram)), '{}'::jsonb),
-      error_classes = r.error_classes || coalesce((select jsonb_object_agg(key,
-        coalesce((r.error_classes ->> key)::int, 0) + value::int) from jsonb_each_text(excluded.error_classes)),
-        '{}'::jsonb),
+    on conflict (organization_id, monitor_id, minute, location, environment) do update set ${addRunCounts('r')},
       last_success = case when excluded.last_started_at >= r.last_started_at
         then excluded.last_success else r.last_success end,
       last_started_at = greatest(r.last_started_at, excluded.last_started_at)`.execute(db);

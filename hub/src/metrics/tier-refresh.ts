@@ -89,26 +89,105 @@ export function tierKeyRows(keys: readonly TierKey[]): RawBuilder<unknown> {
     as k(organization_id, monitor_id, environment, at)`;
 }
 
+/** One run's contribution to the rows of a tier: its own environment's and every environment's. */
+export interface TierIncrement extends RunCounts {
+  organizationId: string;
+  monitorId: string;
+  environment: string;
+  /** The start of the tier row the run falls in (its hour, or its day). */
+  at: Date;
+  minute: Date;
+  startedAt: Date;
+}
+
+/** One run's counts, as a rollup row holds them. */
+export interface RunCounts {
+  success: boolean;
+  durationMs: number | null;
+  durationBucket: number | null;
+  errorClass: string | null;
+}
+
+/** The columns a run's counts fill, in the order `runCountValues` gives them. */
+export const RUN_COUNT_COLUMNS = sql`run_count, success_count, failure_count, duration_count, duration_sum_ms,
+  duration_min_ms, duration_max_ms, histogram, error_classes`;
+
+/** The values of RUN_COUNT_COLUMNS for one run. */
+export function runCountValues(run: RunCounts): RawBuilder<unknown> {
+  const histogram = run.durationBucket === null ? {} : { [run.durationBucket]: 1 };
+  const errorClasses = run.errorClass === null ? {} : { [run.errorClass]: 1 };
+  return sql`1, ${run.success ? 1 : 0}, ${run.success ? 0 : 1}, ${run.durationMs === null ? 0 : 1},
+    ${run.durationMs ?? 0}, ${run.durationMs}::float8, ${run.durationMs}::float8, ${JSON.stringify(histogram)}::jsonb,
+    ${JSON.stringify(errorClasses)}::jsonb`;
+}
+
+/** `set` assignments adding the `excluded` row's counts (RUN_COUNT_COLUMNS, one run) to those of `alias`. */
+export function addRunCounts(alias: string): RawBuilder<unknown> {
+  const ref = (column: string) => sql.ref(`${alias}.${column}`);
+  const addMap = (column: 'histogram' | 'error_classes') =>
+    sql`${sql.ref(column)} = ${ref(column)} || coalesce((select jsonb_object_agg(key,
+      coalesce((${ref(column)} ->> key)::int, 0) + value::int) from ${sql.raw(`jsonb_each_text(excluded.${column})`)}),
+      '{}'::jsonb)`;
+  return sql`run_count = ${ref('run_count')} + 1,
+    success_count = ${ref('success_count')} + excluded.success_count,
+    failure_count = ${ref('failure_count')} + excluded.failure_count,
+    duration_count = ${ref('duration_count')} + excluded.duration_count,
+    duration_sum_ms = ${ref('duration_sum_ms')} + excluded.duration_sum_ms,
+    duration_min_ms = least(${ref('duration_min_ms')}, excluded.duration_min_ms),
+    duration_max_ms = greatest(${ref('duration_max_ms')}, excluded.duration_max_ms),
+    ${addMap('histogram')}, ${addMap('error_classes')}`;
+}
+
 /**
- * Takes the rows of `tier` of `keys`, each for every environment and for its own, creating them if missing, in
- * the order given (the same order in every writer, organization then monitor, so writers of one monitor queue
- * instead of deadlocking). A concurrent writer of the same row then waits for this transaction and recomputes
- * from a snapshot that includes its work.
+ * Adds runs of distinct monitors to the rows of `tier` (each to its environment's row and to every environment's,
+ * `allEnvironments`), one statement for all, in the order given (organization then monitor: writers of one
+ * monitor queue on its rows instead of deadlocking). Sums, extremes and counts are added to. So is the uptime: a
+ * row holds the seconds from its first result to its end during which the latest result was a success, as if
+ * the latest result held until the end; a result later than every other of the row changes the state from its
+ * minute to the end, so the row gains or loses that stretch. A result earlier than the row's last minute would
+ * change a stretch the row cannot see: its row is locked and left as it was, and its key returned, to be
+ * recomputed from the finer tier (`refreshTier`, which must follow in the same transaction).
  */
-export async function lockTierRows(
+export async function addRunsToTier(
   db: Executor,
   tier: RollupTier,
-  keys: readonly TierKey[],
+  runs: readonly TierIncrement[],
   allEnvironments: string,
-): Promise<void> {
-  if (keys.length === 0) return;
-  const rows = keys.flatMap((key) => [
-    sql`(${key.organizationId}, ${key.monitorId}, ${key.at}, ${allEnvironments})`,
-    sql`(${key.organizationId}, ${key.monitorId}, ${key.at}, ${key.environment})`,
-  ]);
-  await sql`
-    insert into ${sql.table(tier.table)} as row (organization_id, monitor_id, ${sql.ref(tier.column)}, environment)
-    values ${sql.join(rows)}
-    on conflict (organization_id, monitor_id, ${sql.ref(tier.column)}, environment)
-    do update set run_count = row.run_count`.execute(db);
+): Promise<TierKey[]> {
+  if (runs.length === 0) return [];
+  const tierEnd = tier.width === '1 hour' ? 3_600_000 : 86_400_000;
+  const row = (run: TierIncrement, environment: string) => {
+    const upSeconds = run.success ? (run.at.getTime() + tierEnd - run.minute.getTime()) / 1000 : 0;
+    return sql`(${run.organizationId}, ${run.monitorId}, ${run.at}, ${environment}, ${runCountValues(run)},
+      ${run.minute}::timestamptz, ${upSeconds}::float8, ${run.startedAt}::timestamptz, ${run.success})`;
+  };
+  const column = sql.ref(tier.column);
+  const later = sql`excluded.last_started_at >= t.last_started_at`;
+  const { rows } = await sql<{ organizationId: string; monitorId: string; environment: string }>`
+    insert into ${sql.table(tier.table)} as t (organization_id, monitor_id, ${column}, environment,
+      ${RUN_COUNT_COLUMNS}, first_minute, up_seconds, last_started_at, last_success)
+    values ${sql.join(runs.flatMap((run) => [row(run, allEnvironments), row(run, run.environment)]))}
+    on conflict (organization_id, monitor_id, ${column}, environment) do update set ${addRunCounts('t')},
+      first_minute = coalesce(t.first_minute, excluded.first_minute),
+      up_seconds = case when t.last_started_at is null then excluded.up_seconds
+        when ${later} then t.up_seconds + (excluded.last_success::int - t.last_success::int)
+          * extract(epoch from excluded.${column} + ${sql.raw(`interval '${tier.width}'`)} - excluded.first_minute)
+        else t.up_seconds end,
+      last_success = case when t.last_started_at is null or ${later} then excluded.last_success
+        else t.last_success end,
+      last_started_at = greatest(t.last_started_at, excluded.last_started_at)
+    where t.last_started_at is null
+      or excluded.first_minute >= date_bin('1 minute', t.last_started_at, timestamptz 'epoch')
+    returning organization_id as "organizationId", monitor_id as "monitorId", environment`.execute(db);
+  const added = new Set(rows.map((r) => `${r.organizationId}\n${r.monitorId}\n${r.environment}`));
+  const has = (run: TierIncrement, environment: string) =>
+    added.has(`${run.organizationId}\n${run.monitorId}\n${environment}`);
+  return runs
+    .filter((run) => !has(run, allEnvironments) || !has(run, run.environment))
+    .map(({ organizationId, monitorId, environment, at }) => ({
+      organizationId,
+      monitorId,
+      environment,
+      at,
+    }));
 }
