@@ -10,7 +10,7 @@ import type { RunRow } from '../runs/run.repository.js';
 import { isDatabaseUnavailable } from '../system/dependency-errors.js';
 
 /** How long a finished result waits for others to share its transaction, at most. */
-const WRITE_WINDOW_MS = 50;
+const WRITE_WINDOW_MS = 250;
 /** Results written in one transaction, at most. */
 const MAX_BATCH = 250;
 
