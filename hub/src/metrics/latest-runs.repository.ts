@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunRow } from '../runs/run.repository.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
@@ -24,14 +25,6 @@ export interface LatestRuns {
 export async function recordLatestRuns(db: Executor, runs: readonly RunRow[]): Promise<void> {
   const finished = runs.filter((run) => run.status === 'completed' || run.status === 'failed');
   if (finished.length === 0) return;
-  const row = (run: RunRow, environment: string) => {
-    const at = runTimeOf(run);
-    const ok = run.status === 'completed';
-    return sql`(${run.organization_id}, ${run.monitor_id}, ${environment},
-    ${run.id}, ${run.status}, ${run.success}, ${at}, ${run.duration_ms}, ${run.created_at},
-    ${ok ? at : null}::timestamptz, ${ok ? run.created_at : null}::timestamptz,
-    ${ok ? null : at}::timestamptz, ${ok ? null : run.created_at}::timestamptz)`;
-  };
   const newer = sql`excluded.last_run_created_at >= s.last_run_created_at`;
   const latest = (column: string) =>
     sql`${sql.ref(column)} = case when ${newer} then ${sql.ref(`excluded.${column}`)} else ${sql.ref(`s.${column}`)} end`;
@@ -43,12 +36,24 @@ export async function recordLatestRuns(db: Executor, runs: readonly RunRow[]): P
       ${sql.ref(created)} = case when ${newerOfKind} then ${sql.ref(`excluded.${created}`)} else ${sql.ref(`s.${created}`)} end`;
   };
   // Each '' row first, as the rollup tiers lock theirs, so writers of one monitor queue in the same order.
-  const rows = finished.flatMap((run) => [row(run, ALL_ENVIRONMENTS), row(run, run.environment)]);
+  const rows = finished.flatMap((run) => [
+    { run, environment: ALL_ENVIRONMENTS },
+    { run, environment: run.environment },
+  ]);
+  const text = (pick: (run: RunRow) => string) => sql`${rows.map(({ run }) => pick(run))}::text[]`;
   await sql`
     insert into monitor_latest_runs as s (organization_id, monitor_id, environment, last_run_id, last_run_status,
       last_run_success, last_run_at, last_run_duration_ms, last_run_created_at, last_success_at,
       last_success_created_at, last_failure_at, last_failure_created_at)
-    values ${sql.join(rows)}
+    select o, m, e, i, st, su, a, d, cr, case when ok then a end, case when ok then cr end,
+      case when not ok then a end, case when not ok then cr end
+    from (select *, st = 'completed' as ok from unnest(${text((run) => run.organization_id)},
+      ${text((run) => run.monitor_id)}, ${rows.map((row) => row.environment)}::text[], ${text((run) => run.id)},
+      ${text((run) => run.status)}, ${rows.map(({ run }) => run.success)}::bool[],
+      ${timestampArray(rows.map(({ run }) => runTimeOf(run)))}, ${rows.map(({ run }) => run.duration_ms)}::float8[],
+      ${timestampArray(rows.map(({ run }) => run.created_at))})
+      with ordinality as u(o, m, e, i, st, su, a, d, cr, n)) u
+    order by n
     on conflict (organization_id, monitor_id, environment) do update set
       ${latest('last_run_id')}, ${latest('last_run_status')}, ${latest('last_run_success')},
       ${latest('last_run_at')}, ${latest('last_run_duration_ms')}, ${latestOf('success')}, ${latestOf('failure')},

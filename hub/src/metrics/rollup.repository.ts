@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
+import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
-import { addRunCounts, RUN_COUNT_COLUMNS, runCountValues } from './tier-refresh.js';
+import { addRunCounts, RUN_COUNT_COLUMNS, RUN_COUNT_VALUES, runCountArrays } from './tier-refresh.js';
 import { dayCeilOf, dayOf, hourCeilOf, hourOf } from './time-buckets.js';
 
 /** One finished run's contribution to its minute. */
@@ -25,13 +26,15 @@ export interface RollupIncrement {
  */
 export async function addRunsToRollups(db: Executor, runs: readonly RollupIncrement[]): Promise<void> {
   if (runs.length === 0) return;
-  const row = (run: RollupIncrement) =>
-    sql`(${run.organizationId}, ${run.monitorId}, ${run.minute}, ${run.location}, ${run.environment},
-      ${runCountValues(run)}, ${run.startedAt}, ${run.success})`;
   await sql`
     insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment,
       ${RUN_COUNT_COLUMNS}, last_started_at, last_success)
-    values ${sql.join(runs.map(row))}
+    select o, m, mi, l, e, ${RUN_COUNT_VALUES}, st, s
+    from unnest(${runs.map((r) => r.organizationId)}::text[], ${runs.map((r) => r.monitorId)}::text[],
+      ${timestampArray(runs.map((r) => r.minute))}, ${runs.map((r) => r.location)}::text[],
+      ${runs.map((r) => r.environment)}::text[], ${runCountArrays(runs)}, ${timestampArray(runs.map((r) => r.startedAt))})
+      with ordinality as u(o, m, mi, l, e, s, d, b, c, st, n)
+    order by n
     on conflict (organization_id, monitor_id, minute, location, environment) do update set ${addRunCounts('r')},
       last_success = case when excluded.last_started_at >= r.last_started_at
         then excluded.last_success else r.last_success end,

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 
 /** A coarser rollup tier: its table, its time column and the width of one of its rows. */
@@ -85,7 +86,7 @@ export interface TierKey {
 /** `keys` as a relation `k(organization_id, monitor_id, environment, at)`, for a condition to join against. */
 export function tierKeyRows(keys: readonly TierKey[]): RawBuilder<unknown> {
   return sql`unnest(${keys.map((k) => k.organizationId)}::text[], ${keys.map((k) => k.monitorId)}::text[],
-    ${keys.map((k) => k.environment)}::text[], ${keys.map((k) => k.at.toISOString())}::timestamptz[])
+    ${keys.map((k) => k.environment)}::text[], ${timestampArray(keys.map((k) => k.at))})
     as k(organization_id, monitor_id, environment, at)`;
 }
 
@@ -108,18 +109,23 @@ export interface RunCounts {
   errorClass: string | null;
 }
 
-/** The columns a run's counts fill, in the order `runCountValues` gives them. */
+/** The columns a run's counts fill, in the order `RUN_COUNT_VALUES` gives them. */
 export const RUN_COUNT_COLUMNS = sql`run_count, success_count, failure_count, duration_count, duration_sum_ms,
   duration_min_ms, duration_max_ms, histogram, error_classes`;
 
-/** The values of RUN_COUNT_COLUMNS for one run. */
-export function runCountValues(run: RunCounts): RawBuilder<unknown> {
-  const histogram = run.durationBucket === null ? {} : { [run.durationBucket]: 1 };
-  const errorClasses = run.errorClass === null ? {} : { [run.errorClass]: 1 };
-  return sql`1, ${run.success ? 1 : 0}, ${run.success ? 0 : 1}, ${run.durationMs === null ? 0 : 1},
-    ${run.durationMs ?? 0}, ${run.durationMs}::float8, ${run.durationMs}::float8, ${JSON.stringify(histogram)}::jsonb,
-    ${JSON.stringify(errorClasses)}::jsonb`;
+/**
+ * Runs' counts as four arrays, one element per row, for `unnest`: success, duration, histogram bucket and error
+ * class (db/array-params.ts).
+ */
+export function runCountArrays(runs: readonly RunCounts[]): RawBuilder<unknown> {
+  return sql`${runs.map((r) => r.success)}::bool[], ${runs.map((r) => r.durationMs)}::float8[],
+    ${runs.map((r) => r.durationBucket)}::int[], ${runs.map((r) => r.errorClass)}::text[]`;
 }
+
+/** The values of RUN_COUNT_COLUMNS from the unnested `runCountArrays`, named `s`, `d`, `b` and `c`. */
+export const RUN_COUNT_VALUES = sql`1, s::int, 1 - s::int, (d is not null)::int, coalesce(d, 0), d, d,
+  case when b is null then '{}'::jsonb else jsonb_build_object(b, 1) end,
+  case when c is null then '{}'::jsonb else jsonb_build_object(c, 1) end`;
 
 /** `set` assignments adding the `excluded` row's counts (RUN_COUNT_COLUMNS, one run) to those of `alias`. */
 export function addRunCounts(alias: string): RawBuilder<unknown> {
@@ -155,23 +161,29 @@ export async function addRunsToTier(
   allEnvironments: string,
 ): Promise<TierKey[]> {
   if (runs.length === 0) return [];
-  const tierEnd = tier.width === '1 hour' ? 3_600_000 : 86_400_000;
-  const row = (run: TierIncrement, environment: string) => {
-    const upSeconds = run.success ? (run.at.getTime() + tierEnd - run.minute.getTime()) / 1000 : 0;
-    return sql`(${run.organizationId}, ${run.monitorId}, ${run.at}, ${environment}, ${runCountValues(run)},
-      ${run.minute}::timestamptz, ${upSeconds}::float8, ${run.startedAt}::timestamptz, ${run.success})`;
-  };
+  // Each run's '' row first, then its environment's: the lock order every writer follows.
+  const rows = runs.flatMap((run) => [
+    { ...run, environment: allEnvironments },
+    { ...run, environment: run.environment },
+  ]);
   const column = sql.ref(tier.column);
+  const width = sql.raw(`interval '${tier.width}'`);
   const later = sql`excluded.last_started_at >= t.last_started_at`;
-  const { rows } = await sql<{ organizationId: string; monitorId: string; environment: string }>`
+  const { rows: added } = await sql<{ organizationId: string; monitorId: string; environment: string }>`
     insert into ${sql.table(tier.table)} as t (organization_id, monitor_id, ${column}, environment,
       ${RUN_COUNT_COLUMNS}, first_minute, up_seconds, last_started_at, last_success)
-    values ${sql.join(runs.flatMap((run) => [row(run, allEnvironments), row(run, run.environment)]))}
+    select o, m, a, e, ${RUN_COUNT_VALUES}, mi, case when s then extract(epoch from a + ${width} - mi) else 0 end,
+      st, s
+    from unnest(${rows.map((r) => r.organizationId)}::text[], ${rows.map((r) => r.monitorId)}::text[],
+      ${timestampArray(rows.map((r) => r.at))}, ${rows.map((r) => r.environment)}::text[], ${runCountArrays(rows)},
+      ${timestampArray(rows.map((r) => r.minute))}, ${timestampArray(rows.map((r) => r.startedAt))})
+      with ordinality as u(o, m, a, e, s, d, b, c, mi, st, n)
+    order by n
     on conflict (organization_id, monitor_id, ${column}, environment) do update set ${addRunCounts('t')},
       first_minute = coalesce(t.first_minute, excluded.first_minute),
       up_seconds = case when t.last_started_at is null then excluded.up_seconds
         when ${later} then t.up_seconds + (excluded.last_success::int - t.last_success::int)
-          * extract(epoch from excluded.${column} + ${sql.raw(`interval '${tier.width}'`)} - excluded.first_minute)
+          * extract(epoch from excluded.${column} + ${width} - excluded.first_minute)
         else t.up_seconds end,
       last_success = case when t.last_started_at is null or ${later} then excluded.last_success
         else t.last_success end,
@@ -179,9 +191,9 @@ export async function addRunsToTier(
     where t.last_started_at is null
       or excluded.first_minute >= date_bin('1 minute', t.last_started_at, timestamptz 'epoch')
     returning organization_id as "organizationId", monitor_id as "monitorId", environment`.execute(db);
-  const added = new Set(rows.map((r) => `${r.organizationId}\n${r.monitorId}\n${r.environment}`));
+  const keys = new Set(added.map((r) => `${r.organizationId}\n${r.monitorId}\n${r.environment}`));
   const has = (run: TierIncrement, environment: string) =>
-    added.has(`${run.organizationId}\n${run.monitorId}\n${environment}`);
+    keys.has(`${run.organizationId}\n${run.monitorId}\n${environment}`);
   return runs
     .filter((run) => !has(run, allEnvironments) || !has(run, run.environment))
     .map(({ organizationId, monitorId, environment, at }) => ({

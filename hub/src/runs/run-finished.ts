@@ -5,7 +5,7 @@ import type { Database } from '../db/tables.js';
 import type { RunTable } from '../db/tables.js';
 import {
   finishRun,
-  insertScheduledRuns,
+  insertFinishedScheduledRuns,
   resultColumns,
   type RunResult,
   type RunRow,
@@ -77,11 +77,11 @@ async function insertExecutedRuns(
   const monitors = new Set(executed.map(({ run }) => monitorKey(run)));
   if (monitors.size !== executed.length) throw new Error('a batch of results holds two runs of one monitor');
   return db.transaction().execute(async (tx) => {
-    const inserted = await insertScheduledRuns(
+    const inserted = await insertFinishedScheduledRuns(
       tx,
       [...executed]
         .sort((a, b) => byMonitor(a.run, b.run))
-        .map(({ run, result }) => ({ ...run, triggered_by: 'schedule' as const, ...resultColumns(result) })),
+        .map(({ run, result }) => ({ ...run, ...resultColumns(result) })),
     );
     await runHooks(tx, inserted, hooks);
     return new Map(inserted.map((row) => [row.id, row]));

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { storableJsonText } from '../contract/storable-text.js';
+import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunTable } from '../db/tables.js';
 
@@ -35,7 +36,7 @@ export async function insertScheduledRun(
  * The runs of several scheduled slots in one insert, each once however often its slot's job is delivered: the
  * rows returned are those inserted, a slot that already had its run is left out (as `insertScheduledRun`).
  */
-export async function insertScheduledRuns(
+async function insertScheduledRuns(
   db: Executor,
   rows: ReadonlyArray<Insertable<RunTable> & { schedule_slot: string }>,
 ): Promise<RunRow[]> {
@@ -48,6 +49,40 @@ export async function insertScheduledRuns(
     )
     .returningAll()
     .execute();
+}
+
+/** A finished scheduled run as a worker hands it over: every column but those the database fills. */
+export type FinishedScheduledRun = Pick<
+  RunTable,
+  'organization_id' | 'id' | 'monitor_id' | 'execution_group_id' | 'location' | 'environment'
+> & { schedule_slot: string; started_at: Date } & ReturnType<typeof resultColumns>;
+
+/**
+ * Finished scheduled runs in one insert, each once however often its slot's job is delivered (as
+ * `insertScheduledRuns`), with one array parameter per column (db/array-params.ts): the rows returned are those
+ * inserted, in the order given.
+ */
+export async function insertFinishedScheduledRuns(
+  db: Executor,
+  rows: readonly FinishedScheduledRun[],
+): Promise<RunRow[]> {
+  if (rows.length === 0) return [];
+  const text = (pick: (row: FinishedScheduledRun) => string | null) => sql`${rows.map(pick)}::text[]`;
+  const { rows: inserted } = await sql<RunRow>`
+    insert into runs (organization_id, id, monitor_id, execution_group_id, location, environment, status,
+      triggered_by, schedule_slot, started_at, completed_at, duration_ms, success, errors, steps, created_at)
+    select o, i, m, g, l, e, st, 'schedule', sl, sa, ca, d, su, er::jsonb, sp::jsonb, cr
+    from unnest(${text((r) => r.organization_id)}, ${text((r) => r.id)}, ${text((r) => r.monitor_id)},
+      ${text((r) => r.execution_group_id)}, ${text((r) => r.location)}, ${text((r) => r.environment)},
+      ${text((r) => r.status)}, ${text((r) => r.schedule_slot)}, ${timestampArray(rows.map((r) => r.started_at))},
+      ${timestampArray(rows.map((r) => r.completed_at))}, ${rows.map((r) => r.duration_ms)}::float8[],
+      ${rows.map((r) => r.success)}::bool[], ${text((r) => r.errors)}, ${text((r) => r.steps)},
+      ${timestampArray(rows.map((r) => slotDueAt(r.schedule_slot)))})
+      with ordinality as u(o, i, m, g, l, e, st, sl, sa, ca, d, su, er, sp, cr, n)
+    order by n
+    on conflict (organization_id, monitor_id, location, schedule_slot, created_at) do nothing
+    returning *`.execute(db);
+  return inserted;
 }
 
 export async function findRun(db: Executor, organizationId: string, id: string): Promise<RunRow | undefined> {
