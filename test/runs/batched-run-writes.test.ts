@@ -128,6 +128,18 @@ describe.each(databaseEngines)('scheduled results written in batches, on $name',
     expect(minute.run_count).toBe(3);
   });
 
+  it('writes a batch as soon as flushAt results wait, and the ones after it in the next', async () => {
+    // A result waiting for its batch holds its job's place among the worker's concurrent runs: with flushAt 2,
+    // the write starts when 2 wait, not when the window ends; results that finish during it go in the next.
+    const { hook, calls } = callsRecorded();
+    const writer = createScheduledRunWriter(db, [hook], { flushAt: 2 });
+    const results = MONITORS.slice(10, 15).map((id) => executed(id, MINUTE + 60_000));
+    const rows = await Promise.all(results.map((entry) => writer.record(entry)));
+
+    expect(calls).toEqual([MONITORS.slice(10, 12), MONITORS.slice(12, 15)]);
+    expect(rows.map((row) => row?.id)).toEqual(results.map((entry) => entry.run.id));
+  });
+
   it('writes a batch the database refuses one result at a time: only the refused run fails', async () => {
     // The database's own refusal of NUL, whenever a write holds a run of mon-03.
     const refusing: RunFinishedHook = {

@@ -57,6 +57,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       clock: systemClock,
       log,
       hooks: options.hooks ?? [],
+      concurrency: options.concurrency,
     });
     runners.set(policy, { runner, executor });
     return executor;

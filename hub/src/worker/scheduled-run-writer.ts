@@ -21,14 +21,21 @@ interface WaitingResult extends ExecutedScheduledResult {
 
 /**
  * Writes the results of scheduled runs in batches (docs/adr/0022-batched-run-writes.md): a result waits up to
- * WRITE_WINDOW_MS for others, then all are written in one transaction with their hooks. One batch is written at
+ * WRITE_WINDOW_MS for others, or until `flushAt` are waiting, then all are written in one transaction with their
+ * hooks. A waiting result holds its job's place among the worker's concurrent runs, so `flushAt` keeps waiting
+ * results from taking the places of checks (the worker passes half its concurrency). One batch is written at
  * a time and results that finish meanwhile go in the next, so under load batches grow instead of transactions.
  * A batch holds one run per monitor (its hooks write one row per monitor); a second run of a monitor waits for
  * the next batch. A batch the database refuses for anything but being away is written again one result at a
  * time, so a result it cannot store fails only its own run. Each caller learns its own row, `undefined` when
  * its slot already had its run, or the error that keeps its job for a retry.
  */
-export function createScheduledRunWriter(db: Db, hooks: readonly RunFinishedHook[]) {
+export function createScheduledRunWriter(
+  db: Db,
+  hooks: readonly RunFinishedHook[],
+  { flushAt = MAX_BATCH }: { flushAt?: number } = {},
+) {
+  const full = Math.max(1, Math.min(flushAt, MAX_BATCH));
   let waiting: WaitingResult[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing = false;
@@ -88,7 +95,7 @@ export function createScheduledRunWriter(db: Db, hooks: readonly RunFinishedHook
       return new Promise((resolve, reject) => {
         waiting.push({ ...executed, resolve, reject });
         if (writing) return;
-        if (waiting.length >= MAX_BATCH) void flush();
+        if (waiting.length >= full) void flush();
         else timer ??= setTimeout(() => void flush(), WRITE_WINDOW_MS);
       });
     },

@@ -34,6 +34,11 @@ export interface WorkerExecutorDeps {
   clock: Clock;
   log: Logger;
   hooks: readonly RunFinishedHook[];
+  /**
+   * The runs the worker has in flight at once: results waiting for their batch hold their places, so a batch is
+   * written once half of them wait (without it, at MAX_BATCH or after the write window).
+   */
+  concurrency?: number;
 }
 
 /**
@@ -59,7 +64,11 @@ function watchedSecrets(secrets: SecretReader) {
 export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor {
   const { db, clock, log } = deps;
   const monitors = createMonitorReader(db);
-  const scheduledRuns = createScheduledRunWriter(db, deps.hooks);
+  const scheduledRuns = createScheduledRunWriter(
+    db,
+    deps.hooks,
+    deps.concurrency === undefined ? {} : { flushAt: Math.floor(deps.concurrency / 2) },
+  );
   // Results whose write failed because the database was away, by job id: the job's retry writes them.
   const parked = createParkedResults<{ run: RunRow | ExecutedScheduledRun; result: RunResult }>();
 
