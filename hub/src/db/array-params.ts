@@ -6,3 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 /** Dates as one `timestamptz[]` parameter, of ISO strings (node-postgres would write them in local time). */
 export const timestampArray = (dates: ReadonlyArray<Date | null>): RawBuilder<unknown> =>
   sql`${dates.map((date) => date?.toISOString() ?? null)}::timestamptz[]`;
+
+/** Text values (or nulls) as one `text[]` parameter. */
+export const textArray = (values: ReadonlyArray<string | null>): RawBuilder<unknown> =>
+  sql`${values}::text[]`;

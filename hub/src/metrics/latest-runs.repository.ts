@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { timestampArray } from '../db/array-params.js';
+import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunRow } from '../runs/run.repository.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
@@ -40,7 +40,7 @@ export async function recordLatestRuns(db: Executor, runs: readonly RunRow[]): P
     { run, environment: ALL_ENVIRONMENTS },
     { run, environment: run.environment },
   ]);
-  const text = (pick: (run: RunRow) => string) => sql`${rows.map(({ run }) => pick(run))}::text[]`;
+  const text = (pick: (run: RunRow) => string) => textArray(rows.map(({ run }) => pick(run)));
   await sql`
     insert into monitor_latest_runs as s (organization_id, monitor_id, environment, last_run_id, last_run_status,
       last_run_success, last_run_at, last_run_duration_ms, last_run_created_at, last_success_at,

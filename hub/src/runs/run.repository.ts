@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { storableJsonText } from '../contract/storable-text.js';
-import { timestampArray } from '../db/array-params.js';
+import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunTable } from '../db/tables.js';
 
@@ -67,7 +67,7 @@ export async function insertFinishedScheduledRuns(
   rows: readonly FinishedScheduledRun[],
 ): Promise<RunRow[]> {
   if (rows.length === 0) return [];
-  const text = (pick: (row: FinishedScheduledRun) => string | null) => sql`${rows.map(pick)}::text[]`;
+  const text = (pick: (row: FinishedScheduledRun) => string | null) => textArray(rows.map(pick));
   const { rows: inserted } = await sql<RunRow>`
     insert into runs (organization_id, id, monitor_id, execution_group_id, location, environment, status,
       triggered_by, schedule_slot, started_at, completed_at, duration_ms, success, errors, steps, created_at)
