@@ -3,21 +3,23 @@ import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
-import { addRunCounts, RUN_COUNT_COLUMNS, RUN_COUNT_VALUES, runCountArrays } from './tier-refresh.js';
+import {
+  addRunCounts,
+  RUN_COUNT_COLUMNS,
+  RUN_COUNT_VALUES,
+  runCountArrays,
+  type RunCounts,
+} from './tier-refresh.js';
 import { dayCeilOf, dayOf, hourCeilOf, hourOf } from './time-buckets.js';
 
 /** One finished run's contribution to its minute. */
-export interface RollupIncrement {
+export interface RollupIncrement extends RunCounts {
   organizationId: string;
   monitorId: string;
   minute: Date;
   location: string;
   environment: string;
   startedAt: Date;
-  success: boolean;
-  durationMs: number | null;
-  durationBucket: number | null;
-  errorClass: string | null;
 }
 
 /**
