@@ -162,4 +162,15 @@ describe.each(databaseEngines)('scheduled results written in batches, on $name',
       'run failed by the system: its result could not be stored (the database refused it: null character not permitted (SQLSTATE 54000))',
     ]);
   });
+
+  it('records nothing for a monitor deleted while its slot ran, and writes the rest of its batch', async () => {
+    // Slots are queued ahead of their time: a monitor may be gone when its result comes to be written.
+    const { hook, calls } = callsRecorded();
+    const writer = createScheduledRunWriter(db, [rollupHook, hook]);
+    const results = [executed('mon-05', MINUTE + 80_000), executed('mon-deleted', MINUTE + 80_000)];
+    const rows = await Promise.all(results.map((entry) => writer.record(entry)));
+
+    expect(rows.map((row) => row?.monitor_id)).toEqual(['mon-05', undefined]);
+    expect(calls.at(-1)).toEqual(['mon-05']);
+  });
 });

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
-import { contentRefusalOf } from '../db/errors.js';
+import { contentRefusalOf, hasSqlState, SqlState } from '../db/errors.js';
 import type { Database } from '../db/tables.js';
 import type { RunTable } from '../db/tables.js';
 import {
@@ -117,7 +117,8 @@ export async function recordScheduledRuns(
 
 /**
  * Records one scheduled run a worker has finished, as `recordScheduledRuns`; a result the database refuses for
- * its content fails the run, saying so, instead of being thrown.
+ * its content fails the run, saying so, instead of being thrown. A monitor deleted while its slot ran (slots are
+ * queued ahead of their time) has nothing to record: `undefined`, as for a slot that had its run.
  */
 export async function recordScheduledRun(
   db: Db,
@@ -129,6 +130,7 @@ export async function recordScheduledRun(
     const [row] = await recordScheduledRuns(db, [{ run, result }], hooks);
     return row;
   } catch (error) {
+    if (hasSqlState(error, SqlState.foreignKeyViolation)) return undefined;
     const refusal = contentRefusalOf(error);
     if (refusal === undefined) throw error;
     const [row] = await recordScheduledRuns(db, [{ run, result: refusedResult(result, refusal) }], hooks);
@@ -152,6 +154,7 @@ export async function recordRunResult(
   try {
     return await writeRunResult(db, run, result, hooks, from);
   } catch (error) {
+    if (hasSqlState(error, SqlState.foreignKeyViolation)) return undefined;
     const refusal = contentRefusalOf(error);
     if (refusal === undefined) throw error;
     return writeRunResult(db, run, refusedResult(result, refusal), hooks, from);
