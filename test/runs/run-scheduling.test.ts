@@ -32,14 +32,22 @@ describe('scheduled runs on BullMQ', () => {
   let target: Target;
   let queue: RunQueue;
   const prefix = testRedisPrefix();
-  /** The jobs of a monitor the `default` queue still holds, read from BullMQ itself. */
+  /** The jobs of a monitor the `default` queue still holds (run jobs, or batches with a slot of it), from BullMQ. */
   const jobsOfMonitor = (monitorId: string) => {
     const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const bullmq = new Queue<RunJobData>('default', { connection, prefix });
+    const bullmq = new Queue<RunJobData | { slots: Array<{ data: RunJobData }> }>('default', {
+      connection,
+      prefix,
+    });
+    // A run job carries its monitor; a batch job, slots of several.
+    const carries = (data: RunJobData | { slots: Array<{ data: RunJobData }> }) =>
+      'slots' in data
+        ? data.slots.some((slot) => slot.data.monitorId === monitorId)
+        : data.monitorId === monitorId;
     return {
       pendingJobs: async () =>
-        (await bullmq.getJobs(['waiting', 'delayed', 'prioritized', 'active'])).filter(
-          (job) => job.data.monitorId === monitorId,
+        (await bullmq.getJobs(['waiting', 'delayed', 'prioritized', 'active'])).filter((job) =>
+          carries(job.data),
         ),
       async close() {
         await bullmq.close();

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { DeliveredRunJob, DropReason, RunQueue, RunSchedule } from '../../hub/src/runs/run-queue.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
+import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
+import { eventually } from '../harness/eventually.js';
 import { deliveriesFor, retryDelayMs } from '../../hub/src/scheduling/job-retries.js';
 import { capturedLog } from '../harness/captured-log.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
@@ -38,6 +41,136 @@ describe('the BullMQ run queue', () => {
     } finally {
       await queue.close();
     }
+  });
+});
+
+const HOUR = 3_600_000;
+
+/** Schedules of `ids` whose next slot, the same for all, is `inMs` from now: one tick puts them in one batch. */
+function schedulesDueIn(ids: readonly string[], inMs: number, everyMs = HOUR): RunSchedule[] {
+  const offsetMs = (Date.now() + inMs) % everyMs;
+  return ids.map((id) => ({
+    id: `acme/${id}/default`,
+    location: 'default',
+    everyMs,
+    offsetMs,
+    data: { ...job, monitorId: id },
+  }));
+}
+
+describe('slots in batch jobs', () => {
+  async function withQueues(count: number, test: (queues: RunQueue[]) => Promise<void>) {
+    const prefix = testRedisPrefix();
+    const queues = Array.from({ length: count }, () =>
+      createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix, log: capturedLog().log, retrySeconds: 10 }),
+    );
+    try {
+      await test(queues);
+    } finally {
+      await Promise.all(queues.map((q) => q.close()));
+    }
+  }
+
+  it('delivers every slot once, never before its time, across two consumers of the location', async () => {
+    await withQueues(2, async ([a, b]) => {
+      const delivered: Array<{ by: string; job: DeliveredRunJob; at: number }> = [];
+      const consume = (queue: RunQueue, by: string) =>
+        queue.consume(
+          ['default'],
+          (d) => Promise.resolve(void delivered.push({ by, job: d, at: Date.now() })),
+          {
+            concurrency: 5,
+          },
+        );
+      const consumers = [consume(a!, 'a'), consume(b!, 'b')];
+      try {
+        // Twelve schedules, every 2 s, spread over the interval.
+        for (let i = 0; i < 12; i += 1)
+          await a!.upsertSchedule({ ...schedulesDueIn([`m${i}`], 1_500 + i * 150, 2_000)[0]! });
+        await eventually(() => Promise.resolve(delivered.length >= 36 ? true : undefined), 20_000);
+      } finally {
+        await Promise.all(consumers.map((c) => c.close()));
+      }
+      const ids = delivered.map((d) => d.job.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const { job: d, at } of delivered) {
+        expect(d.id).toBe(`repeat:acme/${d.data.monitorId}/default:${d.slot}`);
+        expect(d.dueAt.getTime()).toBe(Number(d.slot));
+        expect(at).toBeGreaterThanOrEqual(d.dueAt.getTime());
+        expect(d.delivery).toBe(1);
+      }
+      // Each schedule's slots follow one another on its grid, none skipped.
+      for (let i = 0; i < 12; i += 1) {
+        const slots = delivered
+          .filter((d) => d.job.data.monitorId === `m${i}`)
+          .map((d) => Number(d.job.slot))
+          .sort((x, y) => x - y);
+        expect(slots.slice(1).map((slot, k) => slot - slots[k]!)).toEqual(slots.slice(1).map(() => 2_000));
+      }
+    });
+  });
+
+  it('delivers again, alone, the slot whose handler found a dependency away; the others are done', async () => {
+    await withQueues(1, async ([queue]) => {
+      const deliveries: Array<[string, number, string]> = [];
+      const consumer = queue!.consume(
+        ['default'],
+        (d) => {
+          deliveries.push([d.data.monitorId, d.delivery, d.id]);
+          return d.data.monitorId === 'flaky' && d.delivery === 1
+            ? Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'))
+            : Promise.resolve();
+        },
+        { concurrency: 5 },
+      );
+      try {
+        for (const schedule of schedulesDueIn(['fine', 'flaky', 'other'], 2_500))
+          await queue!.upsertSchedule(schedule);
+        await eventually(() => Promise.resolve(deliveries.length >= 4 ? true : undefined), 15_000);
+      } finally {
+        await consumer.close();
+      }
+      const [, , flakyId] = deliveries.find(([id]) => id === 'flaky')!;
+      expect(deliveries.map(([id, delivery]) => [id, delivery]).sort()).toEqual([
+        ['fine', 1],
+        ['flaky', 1],
+        ['flaky', 2],
+        ['other', 1],
+      ]);
+      // The same id on both deliveries: a result parked under it is found by the retry.
+      expect(deliveries.filter(([id]) => id === 'flaky').map(([, , jobId]) => jobId)).toEqual([
+        flakyId,
+        flakyId,
+      ]);
+    });
+  });
+
+  it('drops the slot whose handler failed for any other reason, alone and at once', async () => {
+    await withQueues(1, async ([queue]) => {
+      const handled: string[] = [];
+      const dropped: Array<[string, DropReason]> = [];
+      const consumer = queue!.consume(
+        ['default'],
+        (d) => {
+          handled.push(d.data.monitorId);
+          return d.data.monitorId === 'broken'
+            ? Promise.reject(new Error('the definition cannot be read'))
+            : Promise.resolve();
+        },
+        { concurrency: 5, onDropped: (d, reason) => dropped.push([d.data.monitorId, reason]) },
+      );
+      try {
+        for (const schedule of schedulesDueIn(['fine', 'broken', 'other'], 2_500))
+          await queue!.upsertSchedule(schedule);
+        await eventually(() => Promise.resolve(handled.length >= 3 ? true : undefined), 15_000);
+        // Long enough for a retry, had there been one.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      } finally {
+        await consumer.close();
+      }
+      expect(handled.sort()).toEqual(['broken', 'fine', 'other']);
+      expect(dropped).toEqual([['broken', 'error']]);
+    });
   });
 });
 

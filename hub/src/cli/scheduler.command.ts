@@ -10,7 +10,7 @@ import { closeOnSignals } from '../server/serve-api.js';
 export function registerSchedulerCommand(program: Command): void {
   program
     .command('scheduler')
-    .description('keep one BullMQ job scheduler per (monitor, location); delete runs past their retention')
+    .description('keep one schedule per (monitor, location) in Redis; delete runs past their retention')
     .action(async () => {
       const settings = loadSettings(process.env, 'scheduler');
       const log = createLogger(settings.LOG_LEVEL, { process: 'scheduler' });

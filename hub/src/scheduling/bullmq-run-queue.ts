@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -7,10 +8,14 @@ import {
   shortReason,
   withDeadline,
 } from '../system/dependency-errors.js';
+import { startPeriodic } from '../system/periodic.js';
 import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
+import { createPlaces } from '../system/places.js';
+import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
 import type {
   ConsumeOptions,
   DeliveredRunJob,
+  ListedSchedule,
   RunConsumer,
   RunJobData,
   RunQueue,
@@ -34,6 +39,12 @@ export interface BullmqRunQueueOptions {
 }
 
 const JOB_NAME = 'run';
+const BATCH_JOB_NAME = 'slots';
+/** A consumer ticks its locations this often: each tick queues the slots due up to LOOKAHEAD_MS ahead. */
+const TICK_MS = 1_000;
+const LOOKAHEAD_MS = 2_000;
+/** A batch job is delivered this long before its first slot, so its worker starts each check on time. */
+const LEAD_MS = 250;
 const BACKOFF_TYPE = 'capped-exponential';
 // A producer call (trigger, schedule writes) fails with DependencyUnavailableError after this, never hangs.
 const PRODUCER_DEADLINE_MS = 5_000;
@@ -55,6 +66,33 @@ function jobOptionsFor(retrySeconds: number) {
 function slotOfJob(job: Pick<Job, 'id'>): string | undefined {
   const id = job.id ?? '';
   return id.startsWith('repeat:') ? id.slice(id.lastIndexOf(':') + 1) : undefined;
+}
+
+/** What a batch job carries: slots of several schedules of its location, each started at its own time. */
+interface BatchJobData {
+  slots: DueSlot[];
+}
+
+type QueueJob = Job<RunJobData | BatchJobData>;
+
+const isBatch = (job: QueueJob): job is Job<BatchJobData> => job.name === BATCH_JOB_NAME;
+
+/** A slot of a batch as its own job: the id, slot and due time of the job `enqueueSlot` makes for it. */
+function deliveredSlot(slot: DueSlot, delivery: number): DeliveredRunJob {
+  return {
+    id: `repeat:${slot.id}:${slot.slotMs}`,
+    data: slot.data,
+    slot: String(slot.slotMs),
+    dueAt: new Date(slot.slotMs),
+    delivery,
+  };
+}
+
+/** The runs a job carries, as the handler sees them: one, or each slot of a batch. */
+function deliveredRuns(job: QueueJob): DeliveredRunJob[] {
+  if (isBatch(job))
+    return job.data.slots.map((slot) => deliveredSlot(slot, Math.max(1, job.attemptsStarted)));
+  return [deliveredJob(job as Job<RunJobData>)];
 }
 
 function deliveredJob(job: Job<RunJobData>): DeliveredRunJob {
@@ -83,8 +121,9 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
   connection.on('error', (error: Error) =>
     options.log.debug({ reason: shortReason(error) }, 'run queue connection error'),
   );
-  const queues = new Map<string, Queue<RunJobData>>();
-  const consumers = new Set<Worker<RunJobData>>();
+  const queues = new Map<string, Queue<RunJobData | BatchJobData>>();
+  const consumers = new Set<{ close(): Promise<void> }>();
+  const schedules = createRedisSchedules(producer, prefix);
   // The producer connection has no offline queue: a call made while it first connects waits for it, within the
   // same deadline; one made while it is reconnecting (Redis went away) fails at once.
   const ready = () => {
@@ -106,10 +145,10 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
   };
   const markerKey = `${prefix}:${SCHEDULES_MARKER}`;
 
-  const queueFor = (location: string): Queue<RunJobData> => {
+  const queueFor = (location: string): Queue<RunJobData | BatchJobData> => {
     let queue = queues.get(location);
     if (queue === undefined) {
-      queue = new Queue<RunJobData>(location, { connection: producer, prefix });
+      queue = new Queue<RunJobData | BatchJobData>(location, { connection: producer, prefix });
       queue.on('error', (error) =>
         options.log.debug({ reason: shortReason(error), location }, 'run queue error'),
       );
@@ -118,7 +157,52 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
     return queue;
   };
 
-  const readSchedules = (location: string) => bounded(() => queueFor(location).getJobSchedulers(0, -1));
+  // Job schedulers of BullMQ itself, written by releases before the batch jobs: listed as not current, so a
+  // reconcile writes the schedule again, which removes them.
+  const legacySchedulers = (location: string) => bounded(() => queueFor(location).getJobSchedulers(0, -1));
+
+  const listAll = async (location: string): Promise<ListedSchedule[]> => {
+    const listed = new Map<string, ListedSchedule>();
+    for (const s of await bounded(() => schedules.list(location)))
+      listed.set(s.id, {
+        id: s.id,
+        everyMs: s.everyMs,
+        offsetMs: s.offsetMs,
+        version: s.data.version,
+        current: true,
+      });
+    for (const s of await legacySchedulers(location)) {
+      const id = s.id ?? s.key;
+      const ours = listed.get(id);
+      listed.set(id, {
+        id,
+        everyMs: ours?.everyMs ?? s.every ?? 0,
+        offsetMs: ours?.offsetMs ?? s.offset ?? 0,
+        version: ours?.version ?? (s.template?.data as RunJobData | undefined)?.version,
+        current: false,
+      });
+    }
+    return [...listed.values()];
+  };
+
+  /** Queues the slots of `location` due within this tick's window as batch jobs, then moves their schedules on. */
+  const tick = async (location: string) => {
+    const now = Date.now();
+    if (!(await bounded(() => schedules.claimTick(location, TICK_MS - 100)))) return;
+    const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
+    for (;;) {
+      const due = await bounded(() => schedules.due(location, horizon, now));
+      for (const batch of due.batches) {
+        const delay = Math.max(0, (batch.slots[0]?.slotMs ?? now) - LEAD_MS - Date.now());
+        const data: BatchJobData = { slots: batch.slots };
+        await bounded(() =>
+          queueFor(location).add(BATCH_JOB_NAME, data, { ...jobOptions, jobId: batch.jobId, delay }),
+        );
+      }
+      await bounded(due.commit);
+      if (!due.more) return;
+    }
+  };
 
   return {
     async enqueue(data) {
@@ -126,42 +210,25 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
     },
 
     async upsertSchedule(schedule: RunSchedule) {
-      await bounded(() =>
-        queueFor(schedule.location).upsertJobScheduler(
-          schedule.id,
-          { every: schedule.everyMs, offset: schedule.offsetMs },
-          { name: JOB_NAME, data: schedule.data, opts: jobOptions },
-        ),
-      );
+      await bounded(() => schedules.upsert(schedule, Date.now()));
+      await bounded(() => queueFor(schedule.location).removeJobScheduler(schedule.id));
     },
 
     async enqueueSlot(schedule, slotMs) {
-      // `repeat:<scheduler id>:<slot millis>` is the id BullMQ gives the scheduler's own job of that slot.
-      const jobId = `repeat:${schedule.id}:${slotMs}`;
+      const jobId = deliveredSlot({ id: schedule.id, slotMs, data: schedule.data }, 1).id;
       await bounded(() => queueFor(schedule.location).add(JOB_NAME, schedule.data, { ...jobOptions, jobId }));
     },
 
     async removeSchedule(location, scheduleId) {
+      await bounded(() => schedules.remove(location, scheduleId));
       await bounded(() => queueFor(location).removeJobScheduler(scheduleId));
     },
 
     async listScheduleIds(location) {
-      return (await readSchedules(location)).map((s) => s.id ?? s.key);
+      return (await listAll(location)).map((s) => s.id);
     },
 
-    async listSchedules(location) {
-      // BullMQ leaves a zero offset out of what it returns. A scheduler written with other job options (an
-      // older release's retries or retention) is not current, so the reconcile rewrites it.
-      return (await readSchedules(location)).map((s) => ({
-        id: s.id ?? s.key,
-        everyMs: s.every ?? 0,
-        offsetMs: s.offset ?? 0,
-        version: s.template?.data?.version,
-        current:
-          s.template?.opts?.attempts === jobOptions.attempts &&
-          s.template.opts.removeOnComplete === jobOptions.removeOnComplete,
-      }));
-    },
+    listSchedules: listAll,
 
     async schedulesPresent() {
       return (await bounded(() => producer.exists(markerKey))) === 1;
@@ -172,17 +239,59 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
     },
 
     consume(locations, handler, consumeOptions: ConsumeOptions): RunConsumer {
+      const places = createPlaces(consumeOptions.concurrency);
+      const runOne = async (delivered: DeliveredRunJob) => {
+        try {
+          await places.run(() => handler(delivered));
+        } catch (error) {
+          if (isRetryable(error)) throw error;
+          // Anything but an absent dependency would fail the same way again: no retry.
+          throw new UnrecoverableError(shortReason(error));
+        }
+      };
+      // Each slot starts at its own time and fails on its own. Slots that found a dependency away stay in the
+      // job, which fails and comes again after the backoff with those alone; the others are done.
+      const runBatch = async (job: Job<BatchJobData>, location: string) => {
+        const retry: DueSlot[] = [];
+        let retryError: unknown;
+        await Promise.all(
+          job.data.slots.map(async (slot) => {
+            // A timer may fire a millisecond before the wall clock reaches the slot: never start early.
+            for (let wait = slot.slotMs - Date.now(); wait > 0; wait = slot.slotMs - Date.now())
+              await sleep(wait);
+            const delivered = deliveredSlot(slot, Math.max(1, job.attemptsStarted));
+            try {
+              await runOne(delivered);
+            } catch (error) {
+              if (!(error instanceof UnrecoverableError)) {
+                retry.push(slot);
+                retryError ??= error;
+                return;
+              }
+              const { organizationId, monitorId } = slot.data;
+              const ids = {
+                organizationId,
+                monitorId,
+                location,
+                jobId: delivered.id,
+                attempt: delivered.delivery,
+              };
+              options.log.error({ ...ids, reason: 'error', err: error }, 'run job dropped');
+              consumeOptions.onDropped?.(delivered, 'error');
+            }
+          }),
+        );
+        if (retry.length === 0) return;
+        await job.updateData({ slots: retry });
+        throw retryError;
+      };
+
       const workers = locations.map((location) => {
-        const worker = new Worker<RunJobData>(
+        const worker = new Worker<RunJobData | BatchJobData>(
           location,
           async (job) => {
-            try {
-              await handler(deliveredJob(job));
-            } catch (error) {
-              if (isRetryable(error)) throw error;
-              // Anything but an absent dependency would fail the same way again: no retry.
-              throw new UnrecoverableError(shortReason(error));
-            }
+            if (isBatch(job)) await runBatch(job, location);
+            else await runOne(deliveredJob(job as Job<RunJobData>));
           },
           {
             connection,
@@ -192,38 +301,50 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           },
         );
         worker.on('failed', (job, error) => {
-          const { organizationId, monitorId, runId } = job?.data ?? {};
           const attempts = { attempt: job?.attemptsMade, of: job?.opts.attempts };
-          const ids = { organizationId, monitorId, location, runId, jobId: job?.id, ...attempts };
           const final =
             job === undefined ||
             error instanceof UnrecoverableError ||
             job.attemptsMade >= (job.opts.attempts ?? 1);
-          if (!final) {
-            options.log.warn({ ...ids, reason: shortReason(error) }, 'run job will be retried');
-            return;
-          }
           const reason = error instanceof UnrecoverableError ? 'error' : dropReasonOf(error);
-          options.log.error({ ...ids, reason, err: error }, 'run job dropped');
-          if (job !== undefined) consumeOptions.onDropped?.(deliveredJob(job), reason);
+          for (const delivered of job === undefined ? [undefined] : deliveredRuns(job)) {
+            const { organizationId, monitorId, runId } = delivered?.data ?? {};
+            const ids = { organizationId, monitorId, location, runId, jobId: delivered?.id, ...attempts };
+            if (!final) {
+              options.log.warn({ ...ids, reason: shortReason(error) }, 'run job will be retried');
+              continue;
+            }
+            options.log.error({ ...ids, reason, err: error }, 'run job dropped');
+            if (delivered !== undefined) consumeOptions.onDropped?.(delivered, reason);
+          }
         });
         // Without a listener an 'error' event would end the process; BullMQ reconnects by itself.
         worker.on('error', (error) =>
           options.log.warn({ reason: shortReason(error), location }, 'run queue worker error'),
         );
-        consumers.add(worker);
         return worker;
       });
-      return {
+      // Every consumer of a location ticks it; the tick's claim in Redis lets one of them do it each period.
+      const tickers = locations.map((location) =>
+        startPeriodic(
+          () => tick(location),
+          TICK_MS,
+          (error) => options.log.warn({ reason: shortReason(error), location }, 'run schedule tick failed'),
+        ),
+      );
+      const consumer = {
         async close() {
+          await Promise.all(tickers.map((t) => t.stop()));
           await Promise.all(workers.map((w) => w.close()));
-          for (const w of workers) consumers.delete(w);
+          consumers.delete(consumer);
         },
       };
+      consumers.add(consumer);
+      return consumer;
     },
 
     async close() {
-      await Promise.all([...consumers].map((w) => w.close()));
+      await Promise.all([...consumers].map((c) => c.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
       connection.disconnect();
       producer.disconnect();

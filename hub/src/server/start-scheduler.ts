@@ -10,7 +10,8 @@ const OUTBOX_POLL_MS = 1000;
 const FULL_RECONCILE_MS = 10 * 60 * 1000;
 
 /**
- * Keeps one BullMQ job scheduler per (monitor, location): a full reconcile at start and every 10 minutes,
+ * Keeps one schedule per (monitor, location) in Redis (docs/adr/0023-batched-run-jobs.md; the workers turn
+ * them into batch jobs): a full reconcile at start and every 10 minutes,
  * and the schedule outbox applied every second in between. Each second it also checks the marker the last full
  * reconcile left in Redis: a Redis that restarted empty or failed over to a replica without the schedules has
  * lost it, and the schedules are written again at once rather than at the next 10-minute reconcile. Also deletes

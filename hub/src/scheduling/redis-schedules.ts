@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { RunJobData, RunSchedule } from '../runs/run-queue.js';
+import { latestSlotMs } from './schedules.js';
+
+/** A schedule as the store keeps it: its timing and the data each of its slots carries. */
+type StoredSchedule = Pick<RunSchedule, 'everyMs' | 'offsetMs' | 'data'>;
+
+/** One slot of one schedule, as a batch job carries it. */
+export interface DueSlot {
+  /** The schedule's id. */
+  id: string;
+  slotMs: number;
+  data: RunJobData;
+}
+
+/** The slots of one location that fall due within a tick's window, cut into batch jobs. */
+export interface DueBatch {
+  /** Deterministic: a second tick that finds the same slots makes the same id, and the queue keeps one job. */
+  jobId: string;
+  slots: DueSlot[];
+}
+
+/** Schedules read per script call; a tick reads again until it gets fewer. */
+const READ_LIMIT = 2_000;
+/** Slots per batch job at most, so several workers share a busy second. */
+export const BATCH_MAX = 200;
+
+// Writes a schedule. Its next slot is kept when its timing is unchanged, so rewriting a schedule (a new monitor
+// version) neither skips nor repeats a slot; otherwise it is the first slot after now.
+const UPSERT_LUA = `
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if old then
+  local o = cjson.decode(old)
+  if o.everyMs == tonumber(ARGV[3]) and o.offsetMs == tonumber(ARGV[4]) and redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+    return 0
+  end
+end
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+return 1`;
+
+// The schedules whose next slot is at or before the horizon, with their definitions.
+const DUE_LUA = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+if #due == 0 then return {} end
+local ids = {}
+for i = 1, #due, 2 do ids[#ids + 1] = due[i] end
+return {due, redis.call('HMGET', KEYS[2], unpack(ids))}`;
+
+// Moves each schedule's next slot on, but only if it is still the one read (ARGV: id, read, next, ...; next -1
+// removes a schedule without definition): a schedule rewritten meanwhile keeps its new timing.
+const ADVANCE_LUA = `
+for i = 1, #ARGV, 3 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+    if tonumber(ARGV[i + 2]) < 0 then redis.call('ZREM', KEYS[1], ARGV[i])
+    else redis.call('ZADD', KEYS[1], ARGV[i + 2], ARGV[i]) end
+  end
+end
+return 0`;
+
+interface ScheduleCommands {
+  meerkatUpsertSchedule(defs: string, next: string, ...args: Array<string | number>): Promise<number>;
+  meerkatDueSchedules(
+    next: string,
+    defs: string,
+    horizon: number,
+    limit: number,
+  ): Promise<[] | [string[], Array<string | null>]>;
+  meerkatAdvanceSchedules(next: string, ...args: Array<string | number>): Promise<number>;
+}
+
+/**
+ * The schedules of every location in Redis, beside BullMQ's queues (docs/adr/0023-batched-run-jobs.md): a hash of
+ * definitions and a sorted set of each schedule's next slot, per location. A tick turns the slots due within its
+ * window into batch jobs, then moves those schedules on: a process that dies between the two leaves them due,
+ * and the next tick makes the same jobs again (at least once; the run's slot key keeps the row once).
+ */
+export function createRedisSchedules(redis: Redis, prefix: string) {
+  redis.defineCommand('meerkatUpsertSchedule', { numberOfKeys: 2, lua: UPSERT_LUA });
+  redis.defineCommand('meerkatDueSchedules', { numberOfKeys: 2, lua: DUE_LUA });
+  redis.defineCommand('meerkatAdvanceSchedules', { numberOfKeys: 1, lua: ADVANCE_LUA });
+  const commands = redis as unknown as ScheduleCommands;
+  const keys = (location: string) => ({
+    defs: `${prefix}:meerkat:${location}:schedules`,
+    next: `${prefix}:meerkat:${location}:next`,
+    tick: `${prefix}:meerkat:${location}:tick`,
+  });
+
+  return {
+    async upsert(schedule: RunSchedule, nowMs: number): Promise<void> {
+      const { defs, next } = keys(schedule.location);
+      const stored: StoredSchedule = {
+        everyMs: schedule.everyMs,
+        offsetMs: schedule.offsetMs,
+        data: schedule.data,
+      };
+      const first = latestSlotMs(schedule, nowMs) + schedule.everyMs;
+      await commands.meerkatUpsertSchedule(
+        defs,
+        next,
+        schedule.id,
+        JSON.stringify(stored),
+        schedule.everyMs,
+        schedule.offsetMs,
+        first,
+      );
+    },
+
+    async remove(location: string, id: string): Promise<void> {
+      const { defs, next } = keys(location);
+      await redis.multi().hdel(defs, id).zrem(next, id).exec();
+    },
+
+    async list(location: string): Promise<Array<{ id: string } & StoredSchedule>> {
+      const all = await redis.hgetall(keys(location).defs);
+      return Object.entries(all).map(([id, json]) => ({ id, ...(JSON.parse(json) as StoredSchedule) }));
+    },
+
+    /**
+     * Takes this tick for `location` when no other consumer has within `periodMs`: consumers of one location
+     * tick in turn rather than all of them every period.
+     */
+    async claimTick(location: string, periodMs: number): Promise<boolean> {
+      return (await redis.set(keys(location).tick, '1', 'PX', periodMs, 'NX')) === 'OK';
+    },
+
+    /**
+     * The slots of `location` due at or before `horizonMs`, cut into batches, and a `commit` that moves their
+     * schedules on once the batches are queued. A schedule whose next slot has already passed (no consumer
+     * ticked for a while) runs its latest slot up to `nowMs` once, not every slot it missed.
+     */
+    async due(location: string, horizonMs: number, nowMs: number) {
+      const { defs, next } = keys(location);
+      const reply = await commands.meerkatDueSchedules(next, defs, horizonMs, READ_LIMIT);
+      const slots: DueSlot[] = [];
+      const advances: Array<string | number> = [];
+      if (reply.length === 2) {
+        const [due, definitions] = reply;
+        for (let i = 0; i < definitions.length; i += 1) {
+          const id = due[2 * i] as string;
+          const read = Number(due[2 * i + 1]);
+          const json = definitions[i];
+          if (json === null || json === undefined) {
+            advances.push(id, read, -1);
+            continue;
+          }
+          const schedule = JSON.parse(json) as StoredSchedule;
+          let slotMs = read < nowMs ? Math.max(read, latestSlotMs(schedule, nowMs)) : read;
+          for (; slotMs <= horizonMs; slotMs += schedule.everyMs)
+            slots.push({ id, slotMs, data: schedule.data });
+          advances.push(id, read, slotMs);
+        }
+      }
+      return {
+        batches: batchesOf(horizonMs, slots),
+        /** Whether the read was full: more may be due. */
+        more: advances.length / 3 >= READ_LIMIT,
+        commit: async () => {
+          if (advances.length > 0) await commands.meerkatAdvanceSchedules(next, ...advances);
+        },
+      };
+    },
+  };
+}
+
+// BullMQ takes a custom job id with a colon only in three parts, as its own `repeat:<id>:<millis>`.
+function batchesOf(horizonMs: number, slots: DueSlot[]): DueBatch[] {
+  slots.sort((a, b) => a.slotMs - b.slotMs || a.id.localeCompare(b.id));
+  const batches: DueBatch[] = [];
+  for (let start = 0; start < slots.length; start += BATCH_MAX) {
+    const part = slots.slice(start, start + BATCH_MAX);
+    const hash = createHash('sha1');
+    for (const slot of part) hash.update(`${slot.id}@${slot.slotMs}\n`);
+    batches.push({ jobId: `batch:${horizonMs}:${hash.digest('hex').slice(0, 16)}`, slots: part });
+  }
+  return batches;
+}
