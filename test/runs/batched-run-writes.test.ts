@@ -129,8 +129,8 @@ describe.each(databaseEngines)('scheduled results written in batches, on $name',
   });
 
   it('writes a batch as soon as flushAt results wait, and the ones after it in the next', async () => {
-    // A result waiting for its batch holds its job's place among the worker's concurrent runs: with flushAt 2,
-    // the write starts when 2 wait, not when the window ends; results that finish during it go in the next.
+    // With flushAt 2 the write starts when 2 wait, not when the window ends; results that finish during it go
+    // in the next.
     const { hook, calls } = callsRecorded();
     const writer = createScheduledRunWriter(db, [hook], { flushAt: 2 });
     const results = MONITORS.slice(10, 15).map((id) => executed(id, MINUTE + 60_000));

@@ -9,7 +9,8 @@ import { startScheduler } from '../../hub/src/server/start-scheduler.js';
 import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
 import { systemClock } from '../../hub/src/system/clock.js';
 import { createRunJobHandler } from '../../hub/src/worker/run-job-handler.js';
-import { createWorkerExecutor } from '../../hub/src/worker/worker-executor.js';
+import { createPlaces } from '../../hub/src/system/places.js';
+import { createWorkerExecutor, type MonitorRunnerPort } from '../../hub/src/worker/worker-executor.js';
 import { loopbackEgress } from '../harness/egress.js';
 import { startWorker } from '../../hub/src/server/start-worker.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
@@ -237,6 +238,62 @@ describe('scheduled runs on BullMQ', () => {
     expect(rows[0]?.started_at).not.toBeNull();
     // No pending or running row is ever written for it: nothing is left behind if the worker dies mid-run.
     expect(statuses.filter((status) => status !== 'completed')).toEqual([]);
+  });
+
+  it('starts the next check while a finished result waits for its batch: waiting holds no check place', async () => {
+    for (const id of ['place-a', 'place-b'])
+      await hub.request('PUT', `/monitor/${id}`, { body: monitorAgainst(target, { name: id }) });
+    let active = 0;
+    let mostActive = 0;
+    const runner: MonitorRunnerPort = {
+      async run() {
+        active += 1;
+        mostActive = Math.max(mostActive, active);
+        const startedAt = new Date();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        active -= 1;
+        const completedAt = new Date();
+        return {
+          success: true,
+          errors: [],
+          errorClasses: [],
+          steps: [],
+          startedAt,
+          completedAt,
+          durationMs: 20,
+        };
+      },
+    };
+    const batches: string[][] = [];
+    const executor = createWorkerExecutor({
+      db: hub.db,
+      runner,
+      secrets: testComponents(hub.db, queue).secrets,
+      clock: systemClock,
+      log: silentLog,
+      hooks: [
+        {
+          name: 'batches',
+          onRunsFinished: (_tx, runs) => Promise.resolve(void batches.push(runs.map((r) => r.monitor_id))),
+        },
+      ],
+      checks: createPlaces(1),
+    });
+    const slot = (monitorId: string) => ({
+      jobId: `repeat:acme/${monitorId}/default:1767225600000`,
+      organizationId: 'acme',
+      monitorId,
+      location: 'default',
+      slot: '1767225600000',
+    });
+    const signal = new AbortController().signal;
+    await Promise.all([
+      executor.executeScheduled!(slot('place-a'), signal),
+      executor.executeScheduled!(slot('place-b'), signal),
+    ]);
+    // One check at a time, yet both results in one write: the second check ran while the first result waited.
+    expect(mostActive).toBe(1);
+    expect(batches).toEqual([['place-a', 'place-b']]);
   });
 
   it('spreads monitors of one frequency over the interval', async () => {

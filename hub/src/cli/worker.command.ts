@@ -18,7 +18,7 @@ export function registerWorkerCommand(program: Command): void {
     .command('worker')
     .description('execute runs for the locations served (queues runs:<location>)')
     .requiredOption('--locations <names>', 'comma-separated locations to serve (executor: worker)')
-    .option('--concurrency <n>', 'runs in flight at once (default WORKER_CONCURRENCY)')
+    .option('--concurrency <n>', 'checks under way at once (default WORKER_CONCURRENCY)')
     .action(async (options: { locations: string; concurrency?: string }) => {
       const settings = loadSettings(process.env, 'worker');
       const log = createLogger(settings.LOG_LEVEL, { process: 'worker' });

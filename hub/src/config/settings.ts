@@ -27,7 +27,7 @@ const optionalUrl = optionalString.pipe(z.url().optional());
 
 export type { Location } from './locations.js';
 
-/** WORKER_CONCURRENCY, which `meerkat worker --concurrency` overrides: runs in flight at once. */
+/** WORKER_CONCURRENCY, which `meerkat worker --concurrency` overrides: checks under way at once. */
 export const workerConcurrencySchema = z.coerce.number().int().min(1).max(1000).default(100);
 
 const apiKeyEntrySchema = z

@@ -12,7 +12,9 @@ import { drainPartOfGraceMs } from './serve-api.js';
 import { systemClock } from '../system/clock.js';
 import { startRunReaper } from '../worker/run-reaper.js';
 import { createRunJobHandler } from '../worker/run-job-handler.js';
+import { RESULTS_IN_WRITING } from '../worker/scheduled-run-writer.js';
 import { createWorkerExecutor } from '../worker/worker-executor.js';
+import { createPlaces } from '../system/places.js';
 
 export interface StartWorkerOptions {
   settings: Readonly<Settings>;
@@ -39,6 +41,8 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   // A pooled connection opened under one location's egress policy must never serve another's runs, so each
   // distinct policy gets a runner (and Agent) of its own; locations without an override share the global one.
   const egress = egressPoliciesOf(settings);
+  // WORKER_CONCURRENCY bounds the checks under way, across every location the worker serves.
+  const checks = createPlaces(options.concurrency);
   const runners = new Map<EgressPolicy, { runner: MonitorRunner; executor: LocationExecutor }>();
   const executorFor = (location: string): LocationExecutor => {
     const policy = egress.forLocation(location);
@@ -57,7 +61,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       clock: systemClock,
       log,
       hooks: options.hooks ?? [],
-      concurrency: options.concurrency,
+      checks,
     });
     runners.set(policy, { runner, executor });
     return executor;
@@ -74,8 +78,9 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
     signal: shutdown.signal,
     ...(options.onScheduledStart ? { onScheduledStart: options.onScheduledStart } : {}),
   });
+  // A job stays in flight while its result waits for its batch's write, beside the checks under way.
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
-    concurrency: options.concurrency,
+    concurrency: options.concurrency + RESULTS_IN_WRITING,
     ...(options.onDropped ? { onDropped: options.onDropped } : {}),
   });
   const reaper = startRunReaper({ settings, db: components.db, log, hooks: options.hooks ?? [] });

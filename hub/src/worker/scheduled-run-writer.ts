@@ -10,9 +10,14 @@ import type { RunRow } from '../runs/run.repository.js';
 import { isDatabaseUnavailable } from '../system/dependency-errors.js';
 
 /** How long a finished result waits for others to share its transaction, at most. */
-const WRITE_WINDOW_MS = 250;
+const WRITE_WINDOW_MS = 1_000;
 /** Results written in one transaction, at most. */
 const MAX_BATCH = 250;
+/**
+ * Finished results a worker holds beyond its checks: one batch waiting and one being written. Their jobs are
+ * still in flight (a job completes once its result is committed), so a consumer takes this many more.
+ */
+export const RESULTS_IN_WRITING = 2 * MAX_BATCH;
 
 interface WaitingResult extends ExecutedScheduledResult {
   resolve(row: RunRow | undefined): void;
@@ -22,9 +27,9 @@ interface WaitingResult extends ExecutedScheduledResult {
 /**
  * Writes the results of scheduled runs in batches (docs/adr/0022-batched-run-writes.md): a result waits up to
  * WRITE_WINDOW_MS for others, or until `flushAt` are waiting, then all are written in one transaction with their
- * hooks. A waiting result holds its job's place among the worker's concurrent runs, so `flushAt` keeps waiting
- * results from taking the places of checks (the worker passes half its concurrency). One batch is written at
- * a time and results that finish meanwhile go in the next, so under load batches grow instead of transactions.
+ * hooks. A waiting result no longer counts among the worker's checks, only among its jobs in flight
+ * (RESULTS_IN_WRITING). One batch is written at a time and results that finish meanwhile go in the next, so
+ * under load batches grow instead of transactions.
  * A batch holds one run per monitor (its hooks write one row per monitor); a second run of a monitor waits for
  * the next batch. A batch the database refuses for anything but being away is written again one result at a
  * time, so a result it cannot store fails only its own run. Each caller learns its own row, `undefined` when

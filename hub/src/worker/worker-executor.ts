@@ -16,6 +16,7 @@ import {
   shortReason,
 } from '../system/dependency-errors.js';
 import type { Clock } from '../system/clock.js';
+import { createPlaces, type Places } from '../system/places.js';
 import { createMonitorReader } from './monitor-reader.js';
 import { createParkedResults } from './parked-results.js';
 import { createScheduledRunWriter } from './scheduled-run-writer.js';
@@ -35,10 +36,10 @@ export interface WorkerExecutorDeps {
   log: Logger;
   hooks: readonly RunFinishedHook[];
   /**
-   * The runs the worker has in flight at once: results waiting for their batch hold their places, so a batch is
-   * written once half of them wait (without it, at MAX_BATCH or after the write window).
+   * The worker's WORKER_CONCURRENCY, shared by the executors of all its locations: checks under way at once.
+   * A finished result waiting for its batch's write holds no place here. Without it, checks are not limited.
    */
-  concurrency?: number;
+  checks?: Places;
 }
 
 /**
@@ -64,11 +65,8 @@ function watchedSecrets(secrets: SecretReader) {
 export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor {
   const { db, clock, log } = deps;
   const monitors = createMonitorReader(db);
-  const scheduledRuns = createScheduledRunWriter(
-    db,
-    deps.hooks,
-    deps.concurrency === undefined ? {} : { flushAt: Math.floor(deps.concurrency / 2) },
-  );
+  const scheduledRuns = createScheduledRunWriter(db, deps.hooks);
+  const checks = deps.checks ?? createPlaces(Number.POSITIVE_INFINITY);
   // Results whose write failed because the database was away, by job id: the job's retry writes them.
   const parked = createParkedResults<{ run: RunRow | ExecutedScheduledRun; result: RunResult }>();
 
@@ -81,7 +79,9 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
     const secrets = watchedSecrets(deps.secrets);
     let outcome: RunOutcome;
     try {
-      outcome = await deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal });
+      outcome = await checks.run(() =>
+        deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal }),
+      );
     } catch (error) {
       log.error({ err: error }, 'the runner failed');
       const completedAt = clock.now();
