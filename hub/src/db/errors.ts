@@ -12,6 +12,12 @@ export function hasSqlState(error: unknown, state: string): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === state;
 }
 
+/** The constraint a violation names (pg and PGlite both report it), if any. */
+export function constraintOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('constraint' in error)) return undefined;
+  return typeof error.constraint === 'string' ? error.constraint : undefined;
+}
+
 // Data exceptions (22) and program limits (54, e.g. "null character not permitted"): the value is what the
 // database refuses, so writing the same value again can never succeed.
 const CONTENT_CLASSES = new Set(['22', '54']);

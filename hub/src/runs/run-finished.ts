@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
-import { contentRefusalOf, hasSqlState, SqlState } from '../db/errors.js';
+import { constraintOf, contentRefusalOf, hasSqlState, SqlState } from '../db/errors.js';
 import type { Database } from '../db/tables.js';
 import type { RunTable } from '../db/tables.js';
 import {
@@ -115,6 +115,9 @@ export async function recordScheduledRuns(
   return executed.map(({ run }) => inserted.get(run.id));
 }
 
+/** The runs' foreign key to their monitor (migration 0009). */
+const RUNS_MONITOR_FK = 'runs_monitor_fk';
+
 /**
  * Records one scheduled run a worker has finished, as `recordScheduledRuns`; a result the database refuses for
  * its content fails the run, saying so, instead of being thrown. A monitor deleted while its slot ran (slots are
@@ -130,7 +133,8 @@ export async function recordScheduledRun(
     const [row] = await recordScheduledRuns(db, [{ run, result }], hooks);
     return row;
   } catch (error) {
-    if (hasSqlState(error, SqlState.foreignKeyViolation)) return undefined;
+    if (hasSqlState(error, SqlState.foreignKeyViolation) && constraintOf(error) === RUNS_MONITOR_FK)
+      return undefined;
     const refusal = contentRefusalOf(error);
     if (refusal === undefined) throw error;
     const [row] = await recordScheduledRuns(db, [{ run, result: refusedResult(result, refusal) }], hooks);
@@ -154,7 +158,8 @@ export async function recordRunResult(
   try {
     return await writeRunResult(db, run, result, hooks, from);
   } catch (error) {
-    if (hasSqlState(error, SqlState.foreignKeyViolation)) return undefined;
+    if (hasSqlState(error, SqlState.foreignKeyViolation) && constraintOf(error) === RUNS_MONITOR_FK)
+      return undefined;
     const refusal = contentRefusalOf(error);
     if (refusal === undefined) throw error;
     return writeRunResult(db, run, refusedResult(result, refusal), hooks, from);
