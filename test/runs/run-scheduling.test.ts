@@ -36,22 +36,21 @@ describe('scheduled runs on BullMQ', () => {
   /** The jobs of a monitor the `default` queue still holds (run jobs, or batches with a slot of it), from BullMQ. */
   const jobsOfMonitor = (monitorId: string) => {
     const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const bullmq = new Queue<RunJobData | { slots: Array<{ data: RunJobData }> }>('default', {
-      connection,
-      prefix,
-    });
-    // A run job carries its monitor; a batch job, slots of several.
+    // Run jobs in `default`, batches of slots in `default.slots`.
+    const bullmq = ['default', 'default.slots'].map(
+      (name) => new Queue<RunJobData | { slots: Array<{ data: RunJobData }> }>(name, { connection, prefix }),
+    );
     const carries = (data: RunJobData | { slots: Array<{ data: RunJobData }> }) =>
       'slots' in data
         ? data.slots.some((slot) => slot.data.monitorId === monitorId)
         : data.monitorId === monitorId;
     return {
       pendingJobs: async () =>
-        (await bullmq.getJobs(['waiting', 'delayed', 'prioritized', 'active'])).filter((job) =>
-          carries(job.data),
-        ),
+        (await Promise.all(bullmq.map((q) => q.getJobs(['waiting', 'delayed', 'prioritized', 'active']))))
+          .flat()
+          .filter((job) => carries(job.data)),
       async close() {
-        await bullmq.close();
+        await Promise.all(bullmq.map((q) => q.close()));
         connection.disconnect();
       },
     };

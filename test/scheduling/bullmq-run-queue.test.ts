@@ -1,3 +1,5 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { DeliveredRunJob, DropReason, RunQueue, RunSchedule } from '../../hub/src/runs/run-queue.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
@@ -8,6 +10,8 @@ import { capturedLog } from '../harness/captured-log.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 
 const job = { organizationId: 'acme', monitorId: 'm', location: 'default' } as const;
+const entries = (lines: readonly string[]) =>
+  lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
 function testQueue(log = capturedLog().log) {
   return createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: testRedisPrefix(), log, retrySeconds: 10 });
@@ -172,6 +176,53 @@ describe('slots in batch jobs', () => {
       expect(dropped).toEqual([['broken', 'error']]);
     });
   });
+});
+
+describe('a location whose workers cannot keep up', () => {
+  it('stops queuing slots past 10 waiting batches, says so, and goes on once they keep up', async () => {
+    const prefix = testRedisPrefix();
+    const capture = capturedLog();
+    const queue = createBullmqRunQueue({
+      redisUrl: testRedisUrl(),
+      prefix,
+      log: capture.log,
+      retrySeconds: 10,
+    });
+    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const batches = new Queue('default.slots', { connection, prefix });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const delivered: string[] = [];
+    // One place, and every check hangs until the gate opens: the consumer holds one batch and pauses.
+    const consumer = queue.consume(['default'], (d) => (delivered.push(d.id), gate), { concurrency: 1 });
+    const logged = (msg: string) => entries(capture.lines).some((e) => e.msg === msg);
+    try {
+      for (const schedule of schedulesDueIn(['a', 'b', 'c'], 1_500, 1_000))
+        await queue.upsertSchedule(schedule);
+      await eventually(
+        () =>
+          Promise.resolve(
+            logged('the workers of this location are saturated: slots are skipped') || undefined,
+          ),
+        40_000,
+      );
+      // Ticks go on without queuing: the backlog stays where it was (a batch or two still delayed may join it).
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await batches.getJobCountByTypes('waiting', 'delayed')).toBeLessThanOrEqual(12);
+      release();
+      await eventually(
+        () => Promise.resolve(logged('the workers of this location keep up again') || undefined),
+        40_000,
+      );
+    } finally {
+      release();
+      await consumer.close();
+      await queue.close();
+      await batches.close();
+      connection.disconnect();
+    }
+    expect(new Set(delivered).size).toBe(delivered.length);
+  }, 90_000);
 });
 
 describe('job retries', () => {

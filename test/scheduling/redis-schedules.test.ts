@@ -7,6 +7,7 @@ import type { RunSchedule } from '../../hub/src/runs/run-queue.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { BATCH_MAX, createRedisSchedules } from '../../hub/src/scheduling/redis-schedules.js';
 import { capturedLog } from '../harness/captured-log.js';
+import { eventually } from '../harness/eventually.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 
 const T0 = 1_800_000_000_000;
@@ -104,16 +105,17 @@ describe('the Redis schedule store', () => {
     expect(await redis.zcard(`${prefix}:meerkat:default:next`)).toBe(0);
   });
 
-  it('lets one consumer of a location tick per period', async () => {
+  it('lets one consumer of a location tick each horizon', async () => {
     const schedules = store();
-    expect(await schedules.claimTick('default', 500)).toBe(true);
-    expect(await schedules.claimTick('default', 500)).toBe(false);
-    expect(await schedules.claimTick('eu-west', 500)).toBe(true);
+    expect(await schedules.claimTick('default', T0)).toBe(true);
+    expect(await schedules.claimTick('default', T0)).toBe(false);
+    expect(await schedules.claimTick('default', T0 + 1_000)).toBe(true);
+    expect(await schedules.claimTick('eu-west', T0)).toBe(true);
   });
 });
 
 describe('schedules written by an earlier release as BullMQ job schedulers', () => {
-  it('are listed as not current, and writing the schedule removes them', async () => {
+  it('are listed as not current until a consumer of this release retires them', async () => {
     const prefix = testRedisPrefix();
     const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     const bullmq = new Queue('default', { connection, prefix });
@@ -125,19 +127,38 @@ describe('schedules written by an earlier release as BullMQ job schedulers', () 
     });
     try {
       const old = schedule('acme/old/default');
-      await bullmq.upsertJobScheduler(
-        old.id,
-        { every: old.everyMs, offset: old.offsetMs },
-        { data: old.data },
-      );
-      expect(await queue.listSchedules('default')).toEqual([
-        { id: old.id, everyMs: EVERY, offsetMs: 500, version: 'v1', current: false },
-      ]);
+      const other = schedule('acme/not-yet-written/default');
+      for (const s of [old, other])
+        await bullmq.upsertJobScheduler(s.id, { every: s.everyMs, offset: s.offsetMs }, { data: s.data });
+      expect(await queue.listSchedules('default')).toContainEqual({
+        id: old.id,
+        everyMs: EVERY,
+        offsetMs: 500,
+        version: 'v1',
+        current: false,
+      });
+      // The scheduler writes it (a reconcile); the old scheduler keeps running it for the old workers.
       await queue.upsertSchedule(old);
-      expect(await bullmq.getJobSchedulers(0, -1)).toEqual([]);
-      expect(await queue.listSchedules('default')).toEqual([
-        { id: old.id, everyMs: EVERY, offsetMs: 500, version: 'v1', current: true },
-      ]);
+      expect((await bullmq.getJobSchedulers(0, -1)).map((s) => s.key).sort()).toEqual(
+        [old.id, other.id].sort(),
+      );
+      // A consumer of this release ticks our keys, so it removes the old scheduler of every schedule in them.
+      const consumer = queue.consume(['default'], () => Promise.resolve(), { concurrency: 1 });
+      try {
+        await eventually(async () =>
+          (await bullmq.getJobSchedulers(0, -1)).length === 1 ? true : undefined,
+        );
+      } finally {
+        await consumer.close();
+      }
+      expect((await bullmq.getJobSchedulers(0, -1)).map((s) => s.key)).toEqual([other.id]);
+      expect(await queue.listSchedules('default')).toContainEqual({
+        id: old.id,
+        everyMs: EVERY,
+        offsetMs: 500,
+        version: 'v1',
+        current: true,
+      });
     } finally {
       await queue.close();
       await bullmq.close();

@@ -40,11 +40,24 @@ export interface BullmqRunQueueOptions {
 
 const JOB_NAME = 'run';
 const BATCH_JOB_NAME = 'slots';
+/**
+ * Batch jobs go to a queue of their own, `<location>.slots` (a location is a DNS label, so never holds a dot):
+ * a worker of an earlier release, which knows only run jobs, never takes one during a rolling upgrade.
+ */
+const slotsQueueOf = (location: string) => `${location}.slots`;
 /** A consumer ticks its locations this often: each tick queues the slots due up to LOOKAHEAD_MS ahead. */
 const TICK_MS = 1_000;
 const LOOKAHEAD_MS = 2_000;
 /** A batch job is delivered this long before its first slot, so its worker starts each check on time. */
 const LEAD_MS = 250;
+/**
+ * Batches queued and taken by no worker (the next 2 s are 2 or 3 of them), past which ticks queue nothing: the
+ * workers of the location are saturated. Its schedules wait unmoved, and each runs its latest slot once when a
+ * tick queues again, as a BullMQ job scheduler did (it made a slot's job only once the one before was taken).
+ */
+const MAX_WAITING_BATCHES = 10;
+/** How often a consumer looks for job schedulers of an earlier release to retire. */
+const LEGACY_CHECK_MS = 60_000;
 const BACKOFF_TYPE = 'capped-exponential';
 // A producer call (trigger, schedule writes) fails with DependencyUnavailableError after this, never hangs.
 const PRODUCER_DEADLINE_MS = 5_000;
@@ -158,7 +171,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
   };
 
   // Job schedulers of BullMQ itself, written by releases before the batch jobs: listed as not current, so a
-  // reconcile writes the schedule again, which removes them.
+  // reconcile writes the schedule to our keys too; a consumer of this release then retires them.
   const legacySchedulers = (location: string) => bounded(() => queueFor(location).getJobSchedulers(0, -1));
 
   const listAll = async (location: string): Promise<ListedSchedule[]> => {
@@ -185,18 +198,46 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
     return [...listed.values()];
   };
 
+  /**
+   * Removes the job schedulers of an earlier release whose schedule is in our keys. Done by a consumer, which
+   * ticks those keys, never by the scheduler: a scheduler upgraded before the workers leaves the old schedulers
+   * to the old workers, so no slot waits for a worker able to run it.
+   */
+  const retireLegacySchedulers = async (location: string) => {
+    for (const s of await legacySchedulers(location)) {
+      const id = s.id ?? s.key;
+      if (await bounded(() => schedules.has(location, id)))
+        await bounded(() => queueFor(location).removeJobScheduler(id));
+    }
+  };
+
+  const saturated = new Set<string>();
   /** Queues the slots of `location` due within this tick's window as batch jobs, then moves their schedules on. */
   const tick = async (location: string) => {
     const now = Date.now();
-    if (!(await bounded(() => schedules.claimTick(location, TICK_MS - 100)))) return;
     const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
+    if (!(await bounded(() => schedules.claimTick(location, horizon)))) return;
+    const slotsQueue = queueFor(slotsQueueOf(location));
+    // Delayed ones count too: while every worker of the location is paused, none promotes them when due.
+    const waiting = await bounded(() => slotsQueue.getJobCountByTypes('waiting', 'delayed'));
+    if (waiting >= MAX_WAITING_BATCHES) {
+      if (!saturated.has(location))
+        options.log.warn(
+          { location, waiting },
+          'the workers of this location are saturated: slots are skipped',
+        );
+      saturated.add(location);
+      return;
+    }
+    if (saturated.delete(location))
+      options.log.info({ location }, 'the workers of this location keep up again');
     for (;;) {
       const due = await bounded(() => schedules.due(location, horizon, now));
       for (const batch of due.batches) {
         const delay = Math.max(0, (batch.slots[0]?.slotMs ?? now) - LEAD_MS - Date.now());
         const data: BatchJobData = { slots: batch.slots };
         await bounded(() =>
-          queueFor(location).add(BATCH_JOB_NAME, data, { ...jobOptions, jobId: batch.jobId, delay }),
+          slotsQueue.add(BATCH_JOB_NAME, data, { ...jobOptions, jobId: batch.jobId, delay }),
         );
       }
       await bounded(due.commit);
@@ -211,7 +252,6 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
 
     async upsertSchedule(schedule: RunSchedule) {
       await bounded(() => schedules.upsert(schedule, Date.now()));
-      await bounded(() => queueFor(schedule.location).removeJobScheduler(schedule.id));
     },
 
     async enqueueSlot(schedule, slotMs) {
@@ -249,35 +289,52 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           throw new UnrecoverableError(shortReason(error));
         }
       };
+      // The slots of the batches this consumer holds and has not finished. Past twice its places it takes no
+      // more batches, leaving them to other consumers (or, when all are as busy, to the saturation the ticks
+      // see), and takes them again below its places: a saturated worker does not hoard a backlog.
+      let held = 0;
+      const slotWorkers: Array<Worker<BatchJobData>> = [];
+      const holdSlots = (count: number) => {
+        held += count;
+        const paused = slotWorkers.some((w) => w.isPaused());
+        if (!paused && held >= 2 * consumeOptions.concurrency)
+          for (const w of slotWorkers) void w.pause(true);
+        else if (paused && held < consumeOptions.concurrency) for (const w of slotWorkers) void w.resume();
+      };
       // Each slot starts at its own time and fails on its own. Slots that found a dependency away stay in the
       // job, which fails and comes again after the backoff with those alone; the others are done.
       const runBatch = async (job: Job<BatchJobData>, location: string) => {
         const retry: DueSlot[] = [];
         let retryError: unknown;
+        holdSlots(job.data.slots.length);
         await Promise.all(
           job.data.slots.map(async (slot) => {
-            // A timer may fire a millisecond before the wall clock reaches the slot: never start early.
-            for (let wait = slot.slotMs - Date.now(); wait > 0; wait = slot.slotMs - Date.now())
-              await sleep(wait);
-            const delivered = deliveredSlot(slot, Math.max(1, job.attemptsStarted));
             try {
-              await runOne(delivered);
-            } catch (error) {
-              if (!(error instanceof UnrecoverableError)) {
-                retry.push(slot);
-                retryError ??= error;
-                return;
+              // A timer may fire a millisecond before the wall clock reaches the slot: never start early.
+              for (let wait = slot.slotMs - Date.now(); wait > 0; wait = slot.slotMs - Date.now())
+                await sleep(wait);
+              const delivered = deliveredSlot(slot, Math.max(1, job.attemptsStarted));
+              try {
+                await runOne(delivered);
+              } catch (error) {
+                if (!(error instanceof UnrecoverableError)) {
+                  retry.push(slot);
+                  retryError ??= error;
+                  return;
+                }
+                const { organizationId, monitorId } = slot.data;
+                const ids = {
+                  organizationId,
+                  monitorId,
+                  location,
+                  jobId: delivered.id,
+                  attempt: delivered.delivery,
+                };
+                options.log.error({ ...ids, reason: 'error', err: error }, 'run job dropped');
+                consumeOptions.onDropped?.(delivered, 'error');
               }
-              const { organizationId, monitorId } = slot.data;
-              const ids = {
-                organizationId,
-                monitorId,
-                location,
-                jobId: delivered.id,
-                attempt: delivered.delivery,
-              };
-              options.log.error({ ...ids, reason: 'error', err: error }, 'run job dropped');
-              consumeOptions.onDropped?.(delivered, 'error');
+            } finally {
+              holdSlots(-1);
             }
           }),
         );
@@ -286,21 +343,14 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         throw retryError;
       };
 
-      const workers = locations.map((location) => {
-        const worker = new Worker<RunJobData | BatchJobData>(
-          location,
-          async (job) => {
-            if (isBatch(job)) await runBatch(job, location);
-            else await runOne(deliveredJob(job as Job<RunJobData>));
-          },
-          {
-            connection,
-            prefix,
-            concurrency: consumeOptions.concurrency,
-            settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
-          },
-        );
-        worker.on('failed', (job, error) => {
+      const workerOptions = {
+        connection,
+        prefix,
+        concurrency: consumeOptions.concurrency,
+        settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
+      };
+      const watch = (worker: Worker<RunJobData> | Worker<BatchJobData>, location: string) => {
+        worker.on('failed', (job: QueueJob | undefined, error: Error) => {
           const attempts = { attempt: job?.attemptsMade, of: job?.opts.attempts };
           const final =
             job === undefined ||
@@ -319,22 +369,38 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           }
         });
         // Without a listener an 'error' event would end the process; BullMQ reconnects by itself.
-        worker.on('error', (error) =>
+        worker.on('error', (error: Error) =>
           options.log.warn({ reason: shortReason(error), location }, 'run queue worker error'),
         );
         return worker;
+      };
+      const workers = locations.flatMap((location) => {
+        const runs = new Worker<RunJobData>(location, (job) => runOne(deliveredJob(job)), workerOptions);
+        const slots = new Worker<BatchJobData>(
+          slotsQueueOf(location),
+          (job) => runBatch(job, location),
+          workerOptions,
+        );
+        slotWorkers.push(slots);
+        return [watch(runs, location), watch(slots, location)];
       });
       // Every consumer of a location ticks it; the tick's claim in Redis lets one of them do it each period.
-      const tickers = locations.map((location) =>
-        startPeriodic(
-          () => tick(location),
-          TICK_MS,
-          (error) => options.log.warn({ reason: shortReason(error), location }, 'run schedule tick failed'),
-        ),
-      );
+      const periodic = locations.flatMap((location) => {
+        const warn = (what: string) => (error: unknown) =>
+          options.log.warn({ reason: shortReason(error), location }, what);
+        void retireLegacySchedulers(location).catch(warn('retiring old job schedulers failed'));
+        return [
+          startPeriodic(() => tick(location), TICK_MS, warn('run schedule tick failed')),
+          startPeriodic(
+            () => retireLegacySchedulers(location),
+            LEGACY_CHECK_MS,
+            warn('retiring old job schedulers failed'),
+          ),
+        ];
+      });
       const consumer = {
         async close() {
-          await Promise.all(tickers.map((t) => t.stop()));
+          await Promise.all(periodic.map((p) => p.stop()));
           await Promise.all(workers.map((w) => w.close()));
           consumers.delete(consumer);
         },

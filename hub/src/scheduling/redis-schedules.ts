@@ -23,6 +23,8 @@ export interface DueBatch {
 
 /** Schedules read per script call; a tick reads again until it gets fewer. */
 const READ_LIMIT = 2_000;
+/** How long a tick's claim is kept: past the horizon it names, when no consumer computes that horizon again. */
+const CLAIM_MS = 10_000;
 /** Slots per batch job at most, so several workers share a busy second. */
 export const BATCH_MAX = 200;
 
@@ -119,11 +121,15 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
     },
 
     /**
-     * Takes this tick for `location` when no other consumer has within `periodMs`: consumers of one location
-     * tick in turn rather than all of them every period.
+     * Takes the tick of `location` up to `horizonMs` when no other consumer has: every consumer of a location
+     * computes the same horizon in a period, and one of them ticks it.
      */
-    async claimTick(location: string, periodMs: number): Promise<boolean> {
-      return (await redis.set(keys(location).tick, '1', 'PX', periodMs, 'NX')) === 'OK';
+    async claimTick(location: string, horizonMs: number): Promise<boolean> {
+      return (await redis.set(`${keys(location).tick}:${horizonMs}`, '1', 'PX', CLAIM_MS, 'NX')) === 'OK';
+    },
+
+    async has(location: string, id: string): Promise<boolean> {
+      return (await redis.hexists(keys(location).defs, id)) === 1;
     },
 
     /**
