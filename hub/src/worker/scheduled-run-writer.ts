@@ -10,9 +10,9 @@ import type { RunRow } from '../runs/run.repository.js';
 import { isDatabaseUnavailable } from '../system/dependency-errors.js';
 
 /** How long a finished result waits for others to share its transaction, at most. */
-const WRITE_WINDOW_MS = 1_000;
+const WRITE_WINDOW_MS = 2_000;
 /** Results written in one transaction, at most. */
-const MAX_BATCH = 250;
+const MAX_BATCH = 500;
 /**
  * Finished results a worker holds beyond its checks: one batch waiting and one being written. Their jobs are
  * still in flight (a job completes once its result is committed), so a consumer takes this many more.
