@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB_LOCK_MS, STALLED_CHECK_MS } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { eventually } from '../harness/eventually.js';
 import { startCountingTarget, type CountingTarget } from './counting-target.js';
 import { countingMonitor, startFaultDeployment, type FaultDeployment } from './fault-deployment.js';
@@ -8,13 +9,20 @@ import { formatCounts, isFalseFailure } from './slot-accounting.js';
 const MONITORS = 20;
 const TARGET_DELAY_MS = 3_000;
 /**
- * From the replacement worker's start, the dead worker's jobs must come back and run. BullMQ checks for stalled
- * jobs at a worker's start and every 30 s after, at most once per 30 s across all workers (a shared key), and a
- * job moves back to waiting at the check after the one that first saw it active, its lock (30 s) gone: at most
- * 60 s after the replacement starts. Counted from the kill instead, a replacement slow to start on a loaded
- * machine (CI) ate into that margin.
+ * From the replacement worker's start, the dead worker's jobs must come back and run. Their locks outlive the
+ * kill by at most JOB_LOCK_MS; a stalled check marks the jobs under way, the next moves those unlocked back to
+ * waiting, and a check may skip its turn (it comes within the millisecond the previous one's marker expires):
+ * JOB_LOCK_MS + 4 checks, then the run itself. Twice that, for a loaded machine (CI). Counted from the
+ * replacement's start, so a replacement slow to start does not eat into it.
  */
-const SETTLE_MS = 90_000;
+const SETTLE_MS = 2 * (JOB_LOCK_MS + 4 * STALLED_CHECK_MS + TARGET_DELAY_MS);
+
+/** When the first and the last of `hits` arrived, in seconds after `from`. */
+function secondsAfter(from: number, hits: ReadonlyArray<{ arrivedAt: number }>): string {
+  if (hits.length === 0) return 'never';
+  const times = hits.map((hit) => (hit.arrivedAt - from) / 1000);
+  return `${Math.min(...times).toFixed(1)}–${Math.max(...times).toFixed(1)} s`;
+}
 
 describe('a worker killed with kill -9 while runs are in flight', () => {
   let target: CountingTarget;
@@ -73,7 +81,11 @@ describe('a worker killed with kill -9 while runs are in flight', () => {
     console.log(
       `[faults]   requests cut by the kill: ${killedRequests.length}; failed runs: ` +
         `${runs.filter((run) => run.status === 'failed').length}; target requests in all: ${target.hits.length}; ` +
-        `replacement ready ${((replacedAt - killedAt) / 1000).toFixed(1)} s after the kill`,
+        `replacement ready ${((replacedAt - killedAt) / 1000).toFixed(1)} s after the kill; runs sent again ` +
+        `${secondsAfter(
+          killedAt,
+          target.hits.filter((hit) => hit.arrivedAt >= killedAt),
+        )} after the kill`,
     );
 
     expect(killedRequests.length, 'runs in flight when the worker died').toBe(MONITORS);
