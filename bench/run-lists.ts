@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { loadSettings } from '../hub/src/config/settings.js';
-import { ensureRunPartitions } from '../hub/src/runs/run-partitions.js';
+import { runPartitions } from '../hub/src/runs/run-partitions.js';
 import { openComponents } from '../hub/src/server/components.js';
 import { startTestServices } from '../test/harness/global-setup.js';
 import { startMeerkatProcesses } from '../test/harness/processes.js';
@@ -64,7 +64,7 @@ try {
     from generate_series(0, ${monitorCount - 1}::int) i`.execute(db);
   // Partitions for the 30 days the runs span (the migration made today's and the next week's).
   for (let day = DAYS; day >= 0; day -= 1)
-    await ensureRunPartitions(db, new Date(Date.now() - day * 86_400_000));
+    await runPartitions.ensure(db, new Date(Date.now() - day * 86_400_000));
   const step = JSON.stringify([
     {
       nodeId: 'get',

@@ -2,12 +2,8 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
 import { migrateTo, migrateToLatest } from '../../hub/src/db/migrator.js';
-import {
-  ensureRunPartitions,
-  listRunPartitions,
-  partitionNameOf,
-  PARTITION_DAYS_AHEAD,
-} from '../../hub/src/runs/run-partitions.js';
+import { PARTITION_DAYS_AHEAD } from '../../hub/src/db/day-partitions.js';
+import { runPartitions } from '../../hub/src/runs/run-partitions.js';
 import { insertScheduledRun } from '../../hub/src/runs/run.repository.js';
 import { deleteExpiredRuns } from '../../hub/src/scheduling/run-retention.js';
 import { databaseEngines } from '../harness/engines.js';
@@ -31,7 +27,7 @@ describe.each(databaseEngines)('run partitions on $name', (engine) => {
   afterEach(() => dispose());
 
   it('has a partition for every day from today to a week ahead once migrated', async () => {
-    const { days, hasDefault } = await listRunPartitions(db);
+    const { days, hasDefault } = await runPartitions.list(db);
     const wanted = Array.from({ length: PARTITION_DAYS_AHEAD + 1 }, (_, i) => daysFromToday(i).getTime());
     expect(days.map((day) => day.getTime())).toEqual(expect.arrayContaining(wanted));
     expect(hasDefault).toBe(true);
@@ -49,7 +45,7 @@ describe.each(databaseEngines)('run partitions on $name', (engine) => {
     });
     expect(first?.created_at).toEqual(slot);
     expect(again).toBeUndefined();
-    expect(await partitionOfRun(db, 'run_first')).toBe(partitionNameOf(today));
+    expect(await partitionOfRun(db, 'run_first')).toBe(runPartitions.nameOf(today));
   });
 
   it('keeps a run of a day without a partition in the default one, and moves it when its day is made', async () => {
@@ -57,18 +53,18 @@ describe.each(databaseEngines)('run partitions on $name', (engine) => {
     await insertScheduledRun(db, scheduledRun(farDay, 'run_far'));
     expect(await partitionOfRun(db, 'run_far')).toBe('runs_default');
 
-    const made = await ensureRunPartitions(db, farDay);
+    const made = await runPartitions.ensure(db, farDay);
     expect(made.map((day) => day.getTime())).toContain(farDay.getTime());
-    expect(await partitionOfRun(db, 'run_far')).toBe(partitionNameOf(farDay));
+    expect(await partitionOfRun(db, 'run_far')).toBe(runPartitions.nameOf(farDay));
     // The slot key still holds across the move.
     expect(await insertScheduledRun(db, scheduledRun(farDay, 'run_far_again'))).toBeUndefined();
     // A second pass makes nothing.
-    expect(await ensureRunPartitions(db, farDay)).toEqual([]);
+    expect(await runPartitions.ensure(db, farDay)).toEqual([]);
   });
 
   it('drops the days that ended before the retention and keeps the day that straddles it', async () => {
     const now = daysFromToday(40);
-    await ensureRunPartitions(db, daysFromToday(8)); // days 8 to 15 get partitions of their own
+    await runPartitions.ensure(db, daysFromToday(8)); // days 8 to 15 get partitions of their own
     await insertScheduledRun(db, scheduledRun(new Date(daysFromToday(9).getTime() + 3_600_000), 'run_day9'));
     const straddling = new Date(daysFromToday(10).getTime() + 23 * 3_600_000);
     await insertScheduledRun(db, scheduledRun(straddling, 'run_day10'));
@@ -80,7 +76,7 @@ describe.each(databaseEngines)('run partitions on $name', (engine) => {
       retentionDays: 30,
     });
 
-    const { days } = await listRunPartitions(db);
+    const { days } = await runPartitions.list(db);
     const kept = days.map((day) => day.getTime());
     expect(kept).not.toContain(daysFromToday(9).getTime());
     expect(kept).toContain(daysFromToday(10).getTime());
@@ -107,9 +103,9 @@ describe.each(databaseEngines)('partitioning runs on $name', (engine) => {
       await migrateToLatest(db);
 
       expect(await partitionOfRun(db, 'run_earlier')).toBe(
-        partitionNameOf(new Date(earlier.getTime() - (earlier.getTime() % DAY_MS))),
+        runPartitions.nameOf(new Date(earlier.getTime() - (earlier.getTime() % DAY_MS))),
       );
-      expect(await partitionOfRun(db, 'run_today')).toBe(partitionNameOf(today));
+      expect(await partitionOfRun(db, 'run_today')).toBe(runPartitions.nameOf(today));
       expect(await insertScheduledRun(db, scheduledRun(today, 'run_today_again'))).toBeUndefined();
     } finally {
       await dispose();

@@ -260,15 +260,3 @@ export async function findStuckRuns(db: Executor, cutoffs: { runningBefore: Date
     .limit(500)
     .execute();
 }
-
-/**
- * Deletes at most `batch` rows of runs_default created before `before`; small batches keep locks short for
- * writers. Day partitions are dropped whole instead (run-partitions.ts).
- */
-export async function deleteRunsBefore(db: Executor, before: Date, batch: number): Promise<number> {
-  const result = await sql<{ id: string }>`
-    delete from runs_default where ctid in (
-      select ctid from runs_default where created_at < ${before} limit ${batch}
-    ) returning id`.execute(db);
-  return result.rows.length;
-}

@@ -1,31 +1,43 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
+import type { DayPartitions } from '../db/day-partitions.js';
 import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
-import { dropRunPartitionsBefore, ensureRunPartitions } from '../runs/run-partitions.js';
-import { deleteRunsBefore } from '../runs/run.repository.js';
+import { runPartitions } from '../runs/run-partitions.js';
 
 const RETENTION_BATCH = 1000;
+const DAY_MS = 86_400_000;
+
+interface Retention {
+  db: Db;
+  clock: Clock;
+  retentionDays: number;
+}
 
 /**
- * Deletes runs older than the retention: whole day partitions that ended before it (docs/adr/0021), then, in small
- * batches yielding between them, the rows of runs_default that are older (days that had no partition). A day that
- * straddles the cutoff is kept until it has passed, so a run is kept between `retentionDays` and one day more.
+ * Deletes a day-partitioned table's rows older than the retention: whole day partitions that ended before it, then,
+ * in small batches yielding between them, the older rows of its default partition (days that had no partition). A
+ * day that straddles the cutoff is kept until it has passed, so a row is kept between `retentionDays` and one day
+ * more. Resolves with the cutoff and the count of default rows deleted.
  */
-export async function deleteExpiredRuns(options: { db: Db; clock: Clock; retentionDays: number }) {
-  const before = new Date(options.clock.now().getTime() - options.retentionDays * 86_400_000);
-  await dropRunPartitionsBefore(options.db, before);
-  let total = 0;
+async function deleteExpired(partitions: DayPartitions, { db, clock, retentionDays }: Retention) {
+  const before = new Date(clock.now().getTime() - retentionDays * DAY_MS);
+  await partitions.dropBefore(db, before);
+  let deleted = 0;
   for (;;) {
-    const deleted = await deleteRunsBefore(options.db, before, RETENTION_BATCH);
-    total += deleted;
-    if (deleted < RETENTION_BATCH) {
-      await forgetLatestRunsBefore(options.db, before);
-      return total;
-    }
+    const batch = await partitions.deleteDefaultRowsBefore(db, before, RETENTION_BATCH);
+    deleted += batch;
+    if (batch < RETENTION_BATCH) return { before, deleted };
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** Deletes runs past their retention (docs/adr/0021), and forgets them as monitors' latest runs. */
+export async function deleteExpiredRuns(options: Retention): Promise<number> {
+  const { before, deleted } = await deleteExpired(runPartitions, options);
+  await forgetLatestRunsBefore(options.db, before);
+  return deleted;
 }
 
 /**
@@ -39,9 +51,10 @@ export function startRunRetention(options: {
   retentionDays: number;
   intervalMs: number;
 }): Periodic {
+  const { db, clock } = options;
   return startPeriodic(
     async () => {
-      await ensureRunPartitions(options.db, options.clock.now());
+      await runPartitions.ensure(db, clock.now());
       await deleteExpiredRuns(options);
     },
     options.intervalMs,
