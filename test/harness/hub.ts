@@ -77,6 +77,8 @@ export interface TestHubOptions {
   slack?: SlackSettings;
   /** METRICS_FLEET_MAX_AGE_PERCENT; the hub's default when absent. */
   metricsFleetMaxAgePercent?: number;
+  /** MINUTE_ROLLUP_RETENTION_DAYS; minute rollups are taken to be kept for ever when absent. */
+  minuteRollupRetentionDays?: number;
   /** The API rate limits; none when absent, so tests may call as fast as they like. */
   rateLimits?: RateLimitSettings;
   /** What saved monitors and integrations may target; loopback allowed (test/harness/egress.ts) when absent. */
@@ -125,6 +127,9 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),
+    ...(options.minuteRollupRetentionDays === undefined
+      ? {}
+      : { metricsMinuteRollupRetentionDays: options.minuteRollupRetentionDays }),
   });
   // Through the hub's own listen(), so requests Node's parser refuses are answered as in production.
   const server = await listen(createServer(app), 0, '127.0.0.1');

@@ -112,6 +112,7 @@ const settingsSchema = z
     ...assertionBudgetShape,
     REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    MINUTE_ROLLUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(3),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
     // Faults of PostgreSQL and Redis (docs/operations.md): how long start-up waits for them, how long a finished
     // run that could not be written is retried before it is dropped (and counted).

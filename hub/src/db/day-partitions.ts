@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 
-// Tables partitioned by UTC day of a timestamp column (docs/adr/0021-bounded-run-storage.md). Each day has a
-// partition named <table>_pYYYYMMDD, made a week ahead; rows of a day without one wait in <table>_default until
-// it is made, so a write never fails for want of one.
+// Tables partitioned by UTC day of a timestamp column (docs/adr/0021-bounded-run-storage.md,
+// docs/adr/0024-minute-rollup-retention.md). Each day has a partition named <table>_pYYYYMMDD, made a week ahead;
+// rows of a day without one wait in <table>_default until it is made, so a write never fails for want of one.
 // Retention drops a day's partition once the day has wholly passed, without a row delete, its WAL or its vacuum.
 
 const DAY_MS = 86_400_000;

@@ -34,6 +34,11 @@ export interface MetricsServiceDeps {
    * request); see docs/metrics.md. Default 0.2: 7 s for 1h, 86 min for 30d.
    */
   fleetMaxAgePercent?: number;
+  /**
+   * MINUTE_ROLLUP_RETENTION_DAYS: a period reaching further back reads its first partial hour from hour rows
+   * (docs/adr/0024-minute-rollup-retention.md). Unset, minute rollups are taken to be kept for ever.
+   */
+  minuteRollupRetentionDays?: number;
   /** Where a failed background refresh of the fleet figures is reported. */
   log?: Pick<Logger, 'warn'>;
 }
@@ -60,13 +65,13 @@ const NO_FIGURES: FleetMonitorFigures = {
 };
 
 export function createMetricsService(deps: MetricsServiceDeps) {
-  const { db, clock, successThresholdPercent } = deps;
+  const { db, clock, successThresholdPercent, minuteRollupRetentionDays } = deps;
   const maxAgePercent = deps.fleetMaxAgePercent ?? DEFAULT_FLEET_MAX_AGE_PERCENT;
   const snapshots = createSnapshotCache({
     compute: async ({ organizationId, period, environment }: FleetKey) =>
       fleetSnapshotOf(
         await periodAggregates(
-          { db, clock },
+          { db, clock, minuteRollupRetentionDays },
           organizationId,
           period,
           { monitorEnvironment: environment, environment },
@@ -134,10 +139,15 @@ export function createMetricsService(deps: MetricsServiceDeps) {
       const now = clock.now();
       const window = periodWindow(query.period, now);
       const [aggregates, latestById, failures] = await Promise.all([
-        periodAggregates({ db, clock: { now: () => now } }, organizationId, query.period, {
-          monitorId,
-          environment,
-        }),
+        periodAggregates(
+          { db, clock: { now: () => now }, minuteRollupRetentionDays },
+          organizationId,
+          query.period,
+          {
+            monitorId,
+            environment,
+          },
+        ),
         latestRuns(db, organizationId, [monitorId], environment),
         recentFailures(db, organizationId, monitorId, minuteOf(window.start), environment, RECENT_FAILURES),
       ]);

@@ -11,7 +11,7 @@ import {
 import type { LatestRuns } from './latest-runs.repository.js';
 import { listMonitorsOf, type MonitorSummaryRow } from './metric-runs.repository.js';
 import type { HealthStatus, Period } from './metrics.schema.js';
-import { minuteOf } from './time-buckets.js';
+import { DAY_MS, hourCeilOf, minuteOf } from './time-buckets.js';
 import { resultsBefore, sumRollups, uptimeSpans, type RollupTotals } from './rollup.repository.js';
 
 export interface MonitorFigureFilter {
@@ -35,9 +35,30 @@ export interface PeriodAggregates {
   uptime: Map<string, number>;
 }
 
+/**
+ * Where a period's rollups are read from: its start, or, for a period reaching past the minute rows kept
+ * (MINUTE_ROLLUP_RETENTION_DAYS; with the default 3 days, 7d and 30d), its first whole hour, so its older edge
+ * comes from hour rows (docs/adr/0024-minute-rollup-retention.md). Such a period counts the runs from that hour
+ * on, and the minutes before it (under an hour) take the state that hour starts in.
+ */
+function readStartOf(window: PeriodWindow, minuteRollupRetentionDays: number | undefined): Date {
+  if (minuteRollupRetentionDays === undefined) return window.start;
+  const keptSince = window.end.getTime() - minuteRollupRetentionDays * DAY_MS;
+  return window.start.getTime() >= keptSince ? window.start : hourCeilOf(window.start);
+}
+
 /** Sums the rollups of the monitors in scope over the period ending now, with each one's uptime. */
 export async function periodAggregates(
-  { db, clock }: { db: Db; clock: Clock },
+  {
+    db,
+    clock,
+    minuteRollupRetentionDays,
+  }: {
+    db: Db;
+    clock: Clock;
+    /** MINUTE_ROLLUP_RETENTION_DAYS; unset, minute rollups are taken to be kept for ever. */
+    minuteRollupRetentionDays?: number | undefined;
+  },
   organizationId: string,
   period: Period,
   filter: MonitorFigureFilter,
@@ -49,10 +70,11 @@ export async function periodAggregates(
     monitorId: filter.monitorId,
     environment: filter.monitorEnvironment,
   });
+  const readFrom = readStartOf(window, minuteRollupRetentionDays);
   const scope = {
     organizationId,
-    fromMinute: minuteOf(window.start),
-    periodStart: window.start,
+    fromMinute: minuteOf(readFrom),
+    periodStart: readFrom,
     toMinute: window.end,
     monitorId: filter.monitorId,
     environment: filter.environment,
@@ -64,7 +86,7 @@ export async function periodAggregates(
       db,
       organizationId,
       monitors.map((m) => m.id),
-      scope.fromMinute,
+      { before: scope.fromMinute, tier: readFrom === window.start ? 'minute' : 'hour' },
       filter.environment,
     ),
   ]);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
+import { dayPartitionsOf } from '../db/day-partitions.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
 import {
@@ -11,6 +12,12 @@ import {
   type RunCounts,
 } from './tier-refresh.js';
 import { dayCeilOf, dayOf, hourCeilOf, hourOf } from './time-buckets.js';
+
+/**
+ * `run_rollups_minute` is partitioned by day of `minute`, and days past MINUTE_ROLLUP_RETENTION_DAYS are dropped
+ * (docs/adr/0024-minute-rollup-retention.md): hour and day rows keep what they summed.
+ */
+export const minuteRollupPartitions = dayPartitionsOf('run_rollups_minute', 'minute');
 
 /** One finished run's contribution to its minute. */
 export interface RollupIncrement extends RunCounts {
@@ -210,21 +217,34 @@ export async function uptimeSpans(
   return new Map(rows.map((row) => [row.monitorId, row]));
 }
 
-/** Per monitor: the latest result recorded before `beforeMinute` (the state a period starts in), if any. */
+/**
+ * Per monitor: the latest result recorded before `before` (the state a period starts in), if any. From the minute
+ * rows, or when none is left before it (minute rows past their retention are gone), from the hour rows of the
+ * whole hours before; `tier: 'hour'` reads only those, for a period whose minute rows may be gone.
+ */
 export async function resultsBefore(
   db: Executor,
   organizationId: string,
   monitorIds: readonly string[],
-  beforeMinute: Date,
+  { before, tier }: { before: Date; tier: 'minute' | 'hour' },
   environment: string | undefined,
 ): Promise<Map<string, boolean>> {
   if (monitorIds.length === 0) return new Map();
+  const fromHours = sql`(select h.last_success from run_rollups_hour h
+    where h.organization_id = ${organizationId} and h.monitor_id = m.id and h.hour < ${hourOf(before)}
+      and h.environment = ${environment ?? ALL_ENVIRONMENTS}
+    order by h.hour desc limit 1)`;
+  // Without an ORDER BY, a UNION ALL under LIMIT 1 reads its second branch only when the first has no row.
+  const prior =
+    tier === 'hour'
+      ? fromHours
+      : sql`(select r.last_success from run_rollups_minute r
+          where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.minute < ${before}
+            ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}
+          order by r.minute desc, r.last_started_at desc limit 1)
+        union all ${fromHours} limit 1`;
   const { rows } = await sql<{ monitorId: string; up: boolean }>`
     select m.id as "monitorId", prior.last_success as up
-    from unnest(${[...monitorIds]}::text[]) as m(id) cross join lateral (
-      select r.last_success from run_rollups_minute r
-      where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.minute < ${beforeMinute}
-        ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}
-      order by r.minute desc, r.last_started_at desc limit 1) as prior`.execute(db);
+    from unnest(${[...monitorIds]}::text[]) as m(id) cross join lateral (${prior}) as prior`.execute(db);
   return new Map(rows.map((row) => [row.monitorId, row.up]));
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { DayPartitions } from '../db/day-partitions.js';
 import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
+import { minuteRollupPartitions } from '../metrics/rollup.repository.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
 import { runPartitions } from '../runs/run-partitions.js';
@@ -40,22 +41,31 @@ export async function deleteExpiredRuns(options: Retention): Promise<number> {
   return deleted;
 }
 
+/** Deletes minute rollups past their retention (docs/adr/0024): hour and day rows keep what they summed. */
+export async function deleteExpiredMinuteRollups(options: Retention): Promise<number> {
+  return (await deleteExpired(minuteRollupPartitions, options)).deleted;
+}
+
 /**
- * The scheduler's care of the runs table, every interval: the day partitions of the coming week made, and the
- * runs past `retentionDays` deleted. Safe in several replicas (making and dropping a partition twice is a no-op).
+ * The scheduler's care of the day-partitioned tables, every interval: the day partitions of the coming week made,
+ * and the runs past `retentionDays` and minute rollups past `minuteRollupRetentionDays` deleted. Safe in several
+ * replicas (making and dropping a partition twice is a no-op).
  */
 export function startRunRetention(options: {
   db: Db;
   clock: Clock;
   log: Logger;
   retentionDays: number;
+  minuteRollupRetentionDays: number;
   intervalMs: number;
 }): Periodic {
   const { db, clock } = options;
   return startPeriodic(
     async () => {
-      await runPartitions.ensure(db, clock.now());
+      for (const partitions of [runPartitions, minuteRollupPartitions])
+        await partitions.ensure(db, clock.now());
       await deleteExpiredRuns(options);
+      await deleteExpiredMinuteRollups({ db, clock, retentionDays: options.minuteRollupRetentionDays });
     },
     options.intervalMs,
     (error) => options.log.error({ err: error }, 'run retention failed'),

@@ -60,6 +60,8 @@ export interface AppDeps {
   version?: string;
   /** How old the fleet metrics may be, in percent of their period (METRICS_FLEET_MAX_AGE_PERCENT). */
   metricsFleetMaxAgePercent?: number;
+  /** MINUTE_ROLLUP_RETENTION_DAYS; minute rollups are taken to be kept for ever when absent. */
+  metricsMinuteRollupRetentionDays?: number;
   /**
    * The metrics service, when the process shares it (with its Prometheus health gauges); else one is made with
    * the default success threshold (99 percent).
@@ -141,6 +143,9 @@ export function createApp(deps: AppDeps): Express {
       ...(deps.metricsFleetMaxAgePercent === undefined
         ? {}
         : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),
+      ...(deps.metricsMinuteRollupRetentionDays === undefined
+        ? {}
+        : { minuteRollupRetentionDays: deps.metricsMinuteRollupRetentionDays }),
       log: deps.log,
     });
   const rateLimits = createRateLimits(deps.rateLimits, () => clock.now().getTime());

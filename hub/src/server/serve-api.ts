@@ -58,6 +58,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     clock: systemClock,
     successThresholdPercent: settings.HEALTH_SUCCESS_THRESHOLD_PERCENT,
     fleetMaxAgePercent: settings.METRICS_FLEET_MAX_AGE_PERCENT,
+    minuteRollupRetentionDays: settings.MINUTE_ROLLUP_RETENTION_DAYS,
     log,
   });
   if (metricsRegistry) {

@@ -54,6 +54,7 @@ export async function startScheduler(options: {
     clock: systemClock,
     log,
     retentionDays: settings.RUN_RETENTION_DAYS,
+    minuteRollupRetentionDays: settings.MINUTE_ROLLUP_RETENTION_DAYS,
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
   });
   log.info({ locations }, 'scheduler running');

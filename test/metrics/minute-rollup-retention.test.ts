@@ -1,0 +1,140 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateTo, migrateToLatest } from '../../hub/src/db/migrator.js';
+import type { MonitorMetrics } from '../../hub/src/metrics/metrics.schema.js';
+import { minuteRollupPartitions } from '../../hub/src/metrics/rollup.repository.js';
+import { deleteExpiredMinuteRollups } from '../../hub/src/scheduling/run-retention.js';
+import { databaseEngines } from '../harness/engines.js';
+import { startTestHub, type TestHub } from '../harness/hub.js';
+import { DAY_MS, insertMonitorRow, today } from '../runs/run-rows.js';
+import { getData, seedMonitor } from './metrics-fixtures.js';
+
+// Minute rollups are kept MINUTE_ROLLUP_RETENTION_DAYS (here 1) and read only for periods within them
+// (docs/adr/0024-minute-rollup-retention.md): dropping the older ones changes no figure. The clock is held off the
+// hour (12:30:30), so the 7d and 30d periods start inside an hour, which they read from the next whole hour.
+const NOW = new Date('2026-01-10T12:30:30Z');
+const on = (day: number, time: string) => new Date(`2026-01-${String(day).padStart(2, '0')}T${time}:00Z`);
+const PERIODS = ['1h', '6h', '24h', '7d', '30d'] as const;
+
+describe('minute rollups past their retention', () => {
+  let hub: TestHub;
+  const figures = (period: string) => getData<MonitorMetrics>(hub, `/metrics/monitors/kept?period=${period}`);
+  const minuteRows = () =>
+    hub.db.selectFrom('run_rollups_minute').select('minute').where('monitor_id', '=', 'kept').execute();
+
+  beforeAll(async () => {
+    hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW }, minuteRollupRetentionDays: 1 });
+    // Day partitions for Jan 3 to Jan 10; the Jan 1 row waits in the default partition.
+    await minuteRollupPartitions.ensure(hub.db, on(3, '00:00'));
+    await seedMonitor(hub, 'kept', [
+      { at: on(1, '10:00'), success: false, durationMs: 100, errorClass: 'timeout' },
+      { at: on(3, '12:10'), success: false, durationMs: 200, errorClass: 'http' },
+      // After the 7d period's start (12:30:30) but before its first whole hour: the state that hour starts in.
+      { at: on(3, '12:45'), success: true, durationMs: 300 },
+      { at: on(5, '08:00'), success: false, durationMs: 400, errorClass: 'http' },
+      { at: on(9, '20:00'), success: true, durationMs: 500 },
+      { at: on(10, '12:10'), success: false, durationMs: 600, errorClass: 'dns' },
+    ]);
+  });
+  afterAll(async () => {
+    await hub?.close();
+  });
+
+  it('reads 7d and 30d from their first whole hour, and the state before it from the hour rows', async () => {
+    const week = await figures('7d');
+    // Jan 5, Jan 9 and Jan 10 (Jan 3 12:45 is before 13:00).
+    expect(week.runs).toEqual({ total: 3, successful: 1, failed: 2, successRate: 33.33 });
+    // The Jan 3 12:45 pass holds from the start to Jan 5 08:00 (156,570 s); up again from Jan 9 20:00 to
+    // Jan 10 12:10 (58,200 s): 214,770 of 604,800 s.
+    expect(week.uptimePercent).toBe(35.51);
+    const month = await figures('30d');
+    expect(month.runs).toEqual({ total: 6, successful: 2, failed: 4, successRate: 33.33 });
+    // Nothing before Jan 1 10:00, so the period counts from there (786,630 s); up Jan 3 12:45 to Jan 5 08:00
+    // (155,700 s) and Jan 9 20:00 to Jan 10 12:10 (58,200 s).
+    expect(month.uptimePercent).toBe(27.19);
+  });
+
+  it('drops the days past the retention, and every period keeps its figures', async () => {
+    const before = await Promise.all(PERIODS.map(figures));
+    const hoursBefore = await hub.db
+      .selectFrom('run_rollups_hour')
+      .selectAll()
+      .orderBy('hour')
+      .orderBy('environment')
+      .execute();
+
+    // One day at 12:30:30 on Jan 10: Jan 3 to 8 are dropped, Jan 9 straddles the cutoff and stays; the Jan 1 row
+    // of the default partition is deleted.
+    const deleted = await deleteExpiredMinuteRollups({
+      db: hub.db,
+      clock: { now: () => NOW },
+      retentionDays: 1,
+    });
+    expect(deleted).toBe(1);
+    const days = (await minuteRollupPartitions.list(hub.db)).days.map((day) =>
+      day.toISOString().slice(0, 10),
+    );
+    expect(days).not.toContain('2026-01-08');
+    expect(days).toEqual(expect.arrayContaining(['2026-01-09', '2026-01-10']));
+    expect((await minuteRows()).map((row) => row.minute)).toEqual([on(9, '20:00'), on(10, '12:10')]);
+
+    expect(
+      await hub.db
+        .selectFrom('run_rollups_hour')
+        .selectAll()
+        .orderBy('hour')
+        .orderBy('environment')
+        .execute(),
+    ).toEqual(hoursBefore);
+    // 24h starts in the Jan 5 failure: its minute row is gone, its hour row says the same.
+    expect(await Promise.all(PERIODS.map(figures))).toEqual(before);
+  });
+});
+
+describe.each(databaseEngines)('partitioning minute rollups on $name', (engine) => {
+  it('keeps every minute rollup of a database made before it, in its day', async () => {
+    const { db, dispose } = await engine.open({ migrate: false });
+    try {
+      await migrateTo(db, '0010-status-pages');
+      await insertMonitorRow(db);
+      const earlier = new Date(today.getTime() - 5 * DAY_MS + 60_000);
+      const row = (minute: Date) => ({
+        organization_id: 'acme',
+        monitor_id: 'mon-1',
+        minute,
+        location: 'default',
+        environment: 'production',
+        run_count: 1,
+        success_count: 1,
+        failure_count: 0,
+        duration_count: 1,
+        duration_sum_ms: 10,
+        duration_min_ms: 10,
+        duration_max_ms: 10,
+        last_started_at: minute,
+        last_success: true,
+        histogram: JSON.stringify({}),
+        error_classes: JSON.stringify({}),
+      });
+      await db
+        .insertInto('run_rollups_minute')
+        .values([row(earlier), row(today)])
+        .execute();
+
+      await migrateToLatest(db);
+
+      const { rows } = await sql<{ minute: Date; partition: string }>`
+        select minute, tableoid::regclass::text as partition from run_rollups_minute order by minute`.execute(
+        db,
+      );
+      expect(rows).toEqual([
+        { minute: earlier, partition: minuteRollupPartitions.nameOf(new Date(today.getTime() - 5 * DAY_MS)) },
+        { minute: today, partition: minuteRollupPartitions.nameOf(today) },
+      ]);
+      // The key still holds: a second row of the same minute is refused.
+      await expect(db.insertInto('run_rollups_minute').values(row(today)).execute()).rejects.toThrow();
+    } finally {
+      await dispose();
+    }
+  });
+});
