@@ -1,7 +1,8 @@
 // The runs benchmark (`npm run bench -- --monitors 10000 --every 60 --duration 120`): N monitors every T
 // seconds against a local HTTP target, executed by the real scheduler and worker on BullMQ, PostgreSQL and
 // Redis. Reports sustained runs/s, schedule drift (actual start minus due time), CPU seconds per 1,000 runs
-// for Meerkat and for PostgreSQL and Redis, and peak RSS, next to the raw HTTP rate of the same target.
+// for Meerkat and for PostgreSQL and Redis, and peak RSS, next to the raw HTTP rate of the same target; then what
+// the window's runs added on disk, per table and per run, and the WAL they wrote (bench/storage.ts).
 import { spawn } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import { ruleEvaluationHook } from '../hub/src/notifications/rule-evaluation-hoo
 import { Registry } from 'prom-client';
 import { startTestServices } from '../test/harness/global-setup.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
+import { storageReport, storageSnapshot } from './storage.js';
 
 const { values } = parseArgs({
   options: {
@@ -122,6 +124,7 @@ try {
   say(`scheduler and worker started; warming up for one interval (${everySeconds} s)`);
   await sleep(everySeconds * 1000);
 
+  const storageBefore = await storageSnapshot(components.db);
   measuring = true;
   const windowStart = new Date();
   const cpuBefore = process.cpuUsage();
@@ -132,6 +135,7 @@ try {
   await sleep(durationSeconds * 1000);
   clearInterval(rssTimer);
   measuring = false;
+  const storageAfter = await storageSnapshot(components.db);
   const cpu = process.cpuUsage(cpuBefore);
   const meerkatCpu = (cpu.user + cpu.system) / 1e6;
   const pgCpu = services.pids.postgres
@@ -161,6 +165,8 @@ try {
     `| ${monitors} | ${everySeconds} s | ${durationSeconds} s | ${runs} | ${(runs / durationSeconds).toFixed(1)} | ${finished.ok} | ${percentile(sorted, 50)} ms | ${percentile(sorted, 99)} ms | ${per1000(meerkatCpu)} | ${per1000(pgCpu)} | ${per1000(redisCpu)} | ${Math.round(peakRss / 2 ** 20)} MiB |`,
   );
   say(`expected runs in the window: ${Math.round((monitors * durationSeconds) / everySeconds)}`);
+  say('');
+  for (const line of await storageReport(components.db, storageBefore, storageAfter, runs)) say(line);
 
   await worker.close();
   await scheduler.close();
