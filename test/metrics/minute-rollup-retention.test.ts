@@ -7,7 +7,7 @@ import { deleteExpiredMinuteRollups } from '../../hub/src/scheduling/run-retenti
 import { databaseEngines } from '../harness/engines.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { DAY_MS, insertMonitorRow, today } from '../runs/run-rows.js';
-import { getData, seedMonitor } from './metrics-fixtures.js';
+import { getData, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
 
 // Minute rollups are kept MINUTE_ROLLUP_RETENTION_DAYS (here 1) and read only for periods within them
 // (docs/adr/0024-minute-rollup-retention.md): dropping the older ones changes no figure. The clock is held off the
@@ -88,6 +88,36 @@ describe('minute rollups past their retention', () => {
     ).toEqual(hoursBefore);
     // 24h starts in the Jan 5 failure: its minute row is gone, its hour row says the same.
     expect(await Promise.all(PERIODS.map(figures))).toEqual(before);
+  });
+
+  it('adds a result recorded after its minutes were dropped to its hour and day, losing none of theirs', async () => {
+    const hourRow = (environment: string) =>
+      hub.db
+        .selectFrom('run_rollups_hour')
+        .select(['run_count', 'success_count', 'up_seconds', 'last_success'])
+        .where('monitor_id', '=', 'kept')
+        .where('hour', '=', on(3, '12:00'))
+        .where('environment', '=', environment)
+        .executeTakeFirstOrThrow();
+    const hourBefore = await hourRow('production');
+    expect(hourBefore).toMatchObject({ run_count: 2, success_count: 1 });
+    // Earlier than the hour's latest result (12:45), so the hour cannot simply be added to; its other minutes
+    // (12:10, 12:45) were dropped above, so it cannot be recomputed from them either.
+    await recordKnownRun(hub.db, 'acme', 'kept', { at: on(3, '12:20'), success: true, durationMs: 250 });
+
+    for (const environment of ['production', '']) {
+      const after = await hourRow(environment);
+      expect(after).toEqual({ ...hourBefore, run_count: 3, success_count: 2 });
+    }
+    const day = await hub.db
+      .selectFrom('run_rollups_day')
+      .select(['run_count', 'success_count'])
+      .where('monitor_id', '=', 'kept')
+      .where('day', '=', on(3, '00:00'))
+      .where('environment', '=', 'production')
+      .executeTakeFirstOrThrow();
+    expect(day).toEqual({ run_count: 3, success_count: 2 });
+    expect((await figures('30d')).runs).toEqual({ total: 7, successful: 3, failed: 4, successRate: 42.86 });
   });
 });
 

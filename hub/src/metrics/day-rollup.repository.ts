@@ -33,11 +33,11 @@ export async function addRunsToDays(
     ALL_ENVIRONMENTS,
   );
   if (late.length === 0) return;
-  // Only the two rows each late run changed (and locked), from the hours of the same two environments.
+  // Only the rows each late run left as they were (and locked), from the hours of the same environment.
   await refreshDayRollups(
     db,
     sql`exists (select 1 from ${tierKeyRows(late)} where h.organization_id = k.organization_id
       and h.monitor_id = k.monitor_id and h.hour >= k.at and h.hour < k.at + interval '1 day'
-      and h.environment in (${ALL_ENVIRONMENTS}, k.environment))`,
+      and h.environment = k.environment)`,
   );
 }

@@ -1,7 +1,15 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { hourOf } from './time-buckets.js';
-import { addRunsToTier, HOUR_TIER, refreshTier, tierKeyRows, type TierIncrement } from './tier-refresh.js';
+import {
+  addRunCountsOnly,
+  addRunsToTier,
+  HOUR_TIER,
+  refreshTier,
+  tierKeyRows,
+  type TierIncrement,
+  type TierKey,
+} from './tier-refresh.js';
 
 /** The hourly tier's "every environment" rows carry this environment (no real environment is empty). */
 export const ALL_ENVIRONMENTS = '';
@@ -30,29 +38,58 @@ export async function refreshHourRollups(db: Executor, minuteFilter: RawBuilder<
 
 /**
  * Adds runs of distinct monitors (in lock order) to their hour rows, each to its environment's and to every
- * environment's (`addRunsToTier`). An hour that has a later result than the run is recomputed from its minutes,
- * which already hold the run: its row is locked by then, so a concurrent writer of the same hour waits for this
- * transaction and then adds to what it recomputed.
+ * environment's (`addRunsToTier`). An hour row that has a later result than the run is recomputed from its
+ * minutes, which already hold the run: its row is locked by then, so a concurrent writer of the same hour waits
+ * for this transaction and then adds to what it recomputed. When that hour's minutes are no longer all kept
+ * (past MINUTE_ROLLUP_RETENTION_DAYS: a result recorded days late), the run's counts are added to the row
+ * instead, its uptime left as it was (docs/adr/0024-minute-rollup-retention.md).
  */
 export async function addRunsToHours(
   db: Executor,
   runs: ReadonlyArray<Omit<TierIncrement, 'at'>>,
 ): Promise<void> {
-  const late = await addRunsToTier(
-    db,
-    HOUR_TIER,
-    runs.map((run) => ({ ...run, at: hourOf(run.minute) })),
-    ALL_ENVIRONMENTS,
-  );
+  const increments = runs.map((run) => ({ ...run, at: hourOf(run.minute) }));
+  const late = await addRunsToTier(db, HOUR_TIER, increments, ALL_ENVIRONMENTS);
   if (late.length === 0) return;
-  // Only the two rows each late run changed (and locked); other environments' rows of the hour stay as they are.
-  await refreshTier(
+  const keyOf = (k: { organizationId: string; monitorId: string; environment: string }) =>
+    `${k.organizationId}\n${k.monitorId}\n${k.environment}`;
+  const gone = new Set((await hoursMissingMinutes(db, late)).map(keyOf));
+  const whole = late.filter((k) => !gone.has(keyOf(k)));
+  if (whole.length > 0)
+    // Only the rows each late run left as they were (and locked).
+    await refreshTier(
+      db,
+      HOUR_TIER,
+      minutePieces(
+        sql`exists (select 1 from ${tierKeyRows(whole)} where r.organization_id = k.organization_id
+          and r.monitor_id = k.monitor_id and r.minute >= k.at and r.minute < k.at + interval '1 hour'
+          and e.environment = k.environment)`,
+      ),
+    );
+  if (gone.size === 0) return;
+  const runOf = new Map(increments.map((run) => [`${run.organizationId}\n${run.monitorId}`, run]));
+  await addRunCountsOnly(
     db,
     HOUR_TIER,
-    minutePieces(
-      sql`exists (select 1 from ${tierKeyRows(late)} where r.organization_id = k.organization_id
-        and r.monitor_id = k.monitor_id and r.minute >= k.at and r.minute < k.at + interval '1 hour'
-        and e.environment in (${ALL_ENVIRONMENTS}, k.environment))`,
-    ),
+    late
+      .filter((k) => gone.has(keyOf(k)))
+      .map((k) => ({ ...runOf.get(`${k.organizationId}\n${k.monitorId}`)!, environment: k.environment })),
   );
+}
+
+/**
+ * Of hour rows a late run left as they were, those whose minutes no longer add up to the row and the run: some
+ * of that hour's minute rows are past their retention, so recomputing the row from them would lose runs.
+ */
+async function hoursMissingMinutes(db: Executor, left: readonly TierKey[]): Promise<TierKey[]> {
+  const { rows } = await sql<TierKey>`
+    select k.organization_id as "organizationId", k.monitor_id as "monitorId", k.environment, k.at
+    from ${tierKeyRows(left)}
+    join run_rollups_hour h on h.organization_id = k.organization_id and h.monitor_id = k.monitor_id
+      and h.hour = k.at and h.environment = k.environment
+    where h.run_count + 1 > (select coalesce(sum(r.run_count), 0) from run_rollups_minute r
+      where r.organization_id = k.organization_id and r.monitor_id = k.monitor_id and r.minute >= k.at
+        and r.minute < k.at + interval '1 hour'
+        and (k.environment = ${ALL_ENVIRONMENTS} or r.environment = k.environment))`.execute(db);
+  return rows;
 }

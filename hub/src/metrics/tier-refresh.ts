@@ -151,8 +151,9 @@ export function addRunCounts(alias: string): RawBuilder<unknown> {
  * row holds the seconds from its first result to its end during which the latest result was a success, as if
  * the latest result held until the end; a result later than every other of the row changes the state from its
  * minute to the end, so the row gains or loses that stretch. A result earlier than the row's last minute would
- * change a stretch the row cannot see: its row is locked and left as it was, and its key returned, to be
- * recomputed from the finer tier (`refreshTier`, which must follow in the same transaction).
+ * change a stretch the row cannot see: its row is locked and left as it was, and its key returned (with that
+ * row's environment), to be recomputed from the finer tier (`refreshTier`, which must follow in the same
+ * transaction) or, where the finer rows are gone, added to with `addRunCountsOnly`.
  */
 export async function addRunsToTier(
   db: Executor,
@@ -166,10 +167,52 @@ export async function addRunsToTier(
     { ...run, environment: allEnvironments },
     { ...run, environment: run.environment },
   ]);
-  const column = sql.ref(tier.column);
-  const width = sql.raw(`interval '${tier.width}'`);
   const later = sql`excluded.last_started_at >= t.last_started_at`;
   const { rows: added } = await sql<{ organizationId: string; monitorId: string; environment: string }>`
+    ${insertTierRows(tier, rows)} ${addRunCounts('t')},
+      first_minute = coalesce(t.first_minute, excluded.first_minute),
+      up_seconds = case when t.last_started_at is null then excluded.up_seconds
+        when ${later} then t.up_seconds + (excluded.last_success::int - t.last_success::int)
+          * extract(epoch from excluded.${sql.ref(tier.column)} + ${sql.raw(`interval '${tier.width}'`)}
+            - excluded.first_minute)
+        else t.up_seconds end,
+      last_success = case when t.last_started_at is null or ${later} then excluded.last_success
+        else t.last_success end,
+      last_started_at = greatest(t.last_started_at, excluded.last_started_at)
+    where t.last_started_at is null
+      or excluded.first_minute >= date_bin('1 minute', t.last_started_at, timestamptz 'epoch')
+    returning organization_id as "organizationId", monitor_id as "monitorId", environment`.execute(db);
+  const keys = new Set(added.map((r) => `${r.organizationId}\n${r.monitorId}\n${r.environment}`));
+  return rows
+    .filter((row) => !keys.has(`${row.organizationId}\n${row.monitorId}\n${row.environment}`))
+    .map(({ organizationId, monitorId, environment, at }) => ({
+      organizationId,
+      monitorId,
+      environment,
+      at,
+    }));
+}
+
+/**
+ * Adds runs' counts to rows of `tier` (each run to the one row of its `environment`) without touching their
+ * uptime: for a late result whose row cannot be recomputed because its finer rows are past their retention.
+ * The counts stay exact; the uptime misses the stretch the late result would have changed.
+ */
+export async function addRunCountsOnly(
+  db: Executor,
+  tier: RollupTier,
+  rows: readonly TierIncrement[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`${insertTierRows(tier, rows)} ${addRunCounts('t')},
+    first_minute = coalesce(t.first_minute, excluded.first_minute)`.execute(db);
+}
+
+/** An insert of one row per increment into `tier`, up to `on conflict (...) do update set`. */
+function insertTierRows(tier: RollupTier, rows: readonly TierIncrement[]) {
+  const column = sql.ref(tier.column);
+  const width = sql.raw(`interval '${tier.width}'`);
+  return sql`
     insert into ${sql.table(tier.table)} as t (organization_id, monitor_id, ${column}, environment,
       ${RUN_COUNT_COLUMNS}, first_minute, up_seconds, last_started_at, last_success)
     select o, m, a, e, ${RUN_COUNT_VALUES}, mi, case when s then extract(epoch from a + ${width} - mi) else 0 end,
@@ -179,27 +222,5 @@ export async function addRunsToTier(
       ${timestampArray(rows.map((r) => r.minute))}, ${timestampArray(rows.map((r) => r.startedAt))})
       with ordinality as u(o, m, a, e, s, d, b, c, mi, st, n)
     order by n
-    on conflict (organization_id, monitor_id, ${column}, environment) do update set ${addRunCounts('t')},
-      first_minute = coalesce(t.first_minute, excluded.first_minute),
-      up_seconds = case when t.last_started_at is null then excluded.up_seconds
-        when ${later} then t.up_seconds + (excluded.last_success::int - t.last_success::int)
-          * extract(epoch from excluded.${column} + ${width} - excluded.first_minute)
-        else t.up_seconds end,
-      last_success = case when t.last_started_at is null or ${later} then excluded.last_success
-        else t.last_success end,
-      last_started_at = greatest(t.last_started_at, excluded.last_started_at)
-    where t.last_started_at is null
-      or excluded.first_minute >= date_bin('1 minute', t.last_started_at, timestamptz 'epoch')
-    returning organization_id as "organizationId", monitor_id as "monitorId", environment`.execute(db);
-  const keys = new Set(added.map((r) => `${r.organizationId}\n${r.monitorId}\n${r.environment}`));
-  const has = (run: TierIncrement, environment: string) =>
-    keys.has(`${run.organizationId}\n${run.monitorId}\n${environment}`);
-  return runs
-    .filter((run) => !has(run, allEnvironments) || !has(run, run.environment))
-    .map(({ organizationId, monitorId, environment, at }) => ({
-      organizationId,
-      monitorId,
-      environment,
-      at,
-    }));
+    on conflict (organization_id, monitor_id, ${column}, environment) do update set`;
 }
