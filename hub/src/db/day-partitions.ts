@@ -30,8 +30,15 @@ export interface DayPartitions {
 
 const startOfDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 
+/**
+ * The partition exists already: 42P07, or 23505 when another process created the same table at the same moment
+ * (the unique index of pg_type refuses the second row type of that name).
+ */
 const isAlreadyMade = (error: unknown) =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === '42P07';
+  typeof error === 'object' &&
+  error !== null &&
+  'code' in error &&
+  (error.code === '42P07' || error.code === '23505');
 
 /** The day partitions of `table`, partitioned by range of `column` (a timestamptz). */
 export function dayPartitionsOf(table: string, column: string): DayPartitions {

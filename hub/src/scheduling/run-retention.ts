@@ -59,15 +59,31 @@ export function startRunRetention(options: {
   minuteRollupRetentionDays: number;
   intervalMs: number;
 }): Periodic {
-  const { db, clock } = options;
+  const { db, clock, log } = options;
+  // Each table on its own: a drop that waits out its lock timeout on one does not leave the other without its
+  // partitions or its retention until the next pass.
+  const tables = [
+    {
+      table: 'runs',
+      care: async () => {
+        await runPartitions.ensure(db, clock.now());
+        await deleteExpiredRuns(options);
+      },
+    },
+    {
+      table: 'run_rollups_minute',
+      care: async () => {
+        await minuteRollupPartitions.ensure(db, clock.now());
+        await deleteExpiredMinuteRollups({ db, clock, retentionDays: options.minuteRollupRetentionDays });
+      },
+    },
+  ];
   return startPeriodic(
     async () => {
-      for (const partitions of [runPartitions, minuteRollupPartitions])
-        await partitions.ensure(db, clock.now());
-      await deleteExpiredRuns(options);
-      await deleteExpiredMinuteRollups({ db, clock, retentionDays: options.minuteRollupRetentionDays });
+      for (const { table, care } of tables)
+        await care().catch((error: unknown) => log.error({ err: error, table }, 'run retention failed'));
     },
     options.intervalMs,
-    (error) => options.log.error({ err: error }, 'run retention failed'),
+    (error) => log.error({ err: error }, 'run retention failed'),
   );
 }
