@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_LOCK_MS, STALLED_CHECK_MS } from '../../hub/src/scheduling/bullmq-run-queue.js';
+import { JOB_LOCK_MS, STALLED_CHECK_MS } from '../../hub/src/system/queue-locks.js';
 import { eventually } from '../harness/eventually.js';
 import { startCountingTarget, type CountingTarget } from './counting-target.js';
 import { countingMonitor, startFaultDeployment, type FaultDeployment } from './fault-deployment.js';

@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { queueLockOptions } from '../system/queue-locks.js';
 import {
   DELIVERY_ATTEMPTS,
   deliveryJobId,
@@ -42,7 +43,7 @@ export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): 
           const attempt = job.attemptsMade + 1;
           await handler({ data: job.data, attempt, lastAttempt: attempt >= (job.opts.attempts ?? 1) });
         },
-        { connection, prefix, concurrency },
+        { connection, prefix, concurrency, ...queueLockOptions },
       );
       workers.add(worker);
       return {

@@ -11,6 +11,7 @@ import {
 import { startPeriodic } from '../system/periodic.js';
 import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
 import { createPlaces } from '../system/places.js';
+import { queueLockOptions } from '../system/queue-locks.js';
 import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
 import type {
   ConsumeOptions,
@@ -56,18 +57,6 @@ const LEAD_MS = 250;
  * tick queues again, as a BullMQ job scheduler did (it made a slot's job only once the one before was taken).
  */
 const MAX_WAITING_BATCHES = 10;
-/**
- * A worker holds each job it runs under a lock it renews every half of this, so a worker that dies holds its jobs
- * at most this long. With BullMQ's defaults (a lock of 30 s, a check every 30 s that skips its turn when it comes
- * within the millisecond its previous marker expires), a killed worker's jobs came back 61 to 91 s later.
- */
-export const JOB_LOCK_MS = 15_000;
-/**
- * How often each worker looks for jobs whose lock is gone: a look marks the jobs under way, and the next moves
- * those still marked and unlocked back to waiting. A dead worker's jobs come back within about
- * JOB_LOCK_MS + 2 × this, or one interval more when a look skips its turn.
- */
-export const STALLED_CHECK_MS = 5_000;
 /** How often a consumer looks for job schedulers of an earlier release to retire. */
 const LEGACY_CHECK_MS = 60_000;
 const BACKOFF_TYPE = 'capped-exponential';
@@ -359,8 +348,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         connection,
         prefix,
         concurrency: consumeOptions.concurrency,
-        lockDuration: JOB_LOCK_MS,
-        stalledInterval: STALLED_CHECK_MS,
+        ...queueLockOptions,
         settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
       };
       const watch = (worker: Worker<RunJobData> | Worker<BatchJobData>, location: string) => {
