@@ -6,7 +6,7 @@ import { minuteRollupPartitions } from '../../hub/src/metrics/rollup.repository.
 import { deleteExpiredMinuteRollups } from '../../hub/src/scheduling/run-retention.js';
 import { databaseEngines } from '../harness/engines.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
-import { DAY_MS, insertMonitorRow, today } from '../runs/run-rows.js';
+import { DAY_MS, insertMonitorRow, minuteRollupRow, today } from '../runs/run-rows.js';
 import { getData, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
 
 // Minute rollups are kept MINUTE_ROLLUP_RETENTION_DAYS (here 1) and read only for periods within them
@@ -128,24 +128,7 @@ describe.each(databaseEngines)('partitioning minute rollups on $name', (engine) 
       await migrateTo(db, '0010-status-pages');
       await insertMonitorRow(db);
       const earlier = new Date(today.getTime() - 5 * DAY_MS + 60_000);
-      const row = (minute: Date) => ({
-        organization_id: 'acme',
-        monitor_id: 'mon-1',
-        minute,
-        location: 'default',
-        environment: 'production',
-        run_count: 1,
-        success_count: 1,
-        failure_count: 0,
-        duration_count: 1,
-        duration_sum_ms: 10,
-        duration_min_ms: 10,
-        duration_max_ms: 10,
-        last_started_at: minute,
-        last_success: true,
-        histogram: JSON.stringify({}),
-        error_classes: JSON.stringify({}),
-      });
+      const row = minuteRollupRow;
       await db
         .insertInto('run_rollups_minute')
         .values([row(earlier), row(today)])
@@ -163,6 +146,26 @@ describe.each(databaseEngines)('partitioning minute rollups on $name', (engine) 
       ]);
       // The key still holds: a second row of the same minute is refused.
       await expect(db.insertInto('run_rollups_minute').values(row(today)).execute()).rejects.toThrow();
+      expect((await minuteRollupPartitions.list(db)).hasDefault).toBe(true);
+
+      // Down and up again, every row kept each way.
+      const shape = async () => {
+        const { rows: kind } = await sql<{ relkind: string }>`
+          select relkind from pg_class where relname = 'run_rollups_minute'`.execute(db);
+        const count = await db
+          .selectFrom('run_rollups_minute')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow();
+        return { relkind: kind[0]?.relkind, rows: Number(count.n) };
+      };
+      await migrateTo(db, '0010-status-pages');
+      expect(await shape()).toEqual({ relkind: 'r', rows: 2 });
+      await migrateToLatest(db);
+      expect(await shape()).toEqual({ relkind: 'p', rows: 2 });
+
+      // The key to the monitor holds too: deleting it deletes its minutes.
+      await db.deleteFrom('monitors').where('id', '=', 'mon-1').execute();
+      expect(await shape()).toEqual({ relkind: 'p', rows: 0 });
     } finally {
       await dispose();
     }

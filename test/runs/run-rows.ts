@@ -36,3 +36,23 @@ export const scheduledRunRow = (slot: Date, id = `run_${slot.getTime()}`) => ({
   success: true,
   errors: JSON.stringify([]),
 });
+
+/** A minute rollup row of `mon-1`: one passing run of 10 ms at `minute`. */
+export const minuteRollupRow = (minute: Date) => ({
+  organization_id: 'acme',
+  monitor_id: 'mon-1',
+  minute,
+  location: 'default',
+  environment: 'production',
+  run_count: 1,
+  success_count: 1,
+  failure_count: 0,
+  duration_count: 1,
+  duration_sum_ms: 10,
+  duration_min_ms: 10,
+  duration_max_ms: 10,
+  histogram: JSON.stringify({}),
+  error_classes: JSON.stringify({}),
+  last_started_at: minute,
+  last_success: true,
+});
