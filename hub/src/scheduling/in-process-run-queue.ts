@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { shortReason } from '../system/dependency-errors.js';
 import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
+import { latestSlotMs } from './schedules.js';
 import type {
   ConsumeOptions,
   DeliveredRunJob,
@@ -90,8 +91,7 @@ export function createInProcessRunQueue({
 
   const arm = (schedule: RunSchedule) => {
     const now = clock.now().getTime();
-    let next = Math.floor(now / schedule.everyMs) * schedule.everyMs + schedule.offsetMs;
-    if (next <= now) next += schedule.everyMs;
+    const next = latestSlotMs(schedule, now) + schedule.everyMs;
     const wait = next - now;
     const handle = setTimeout(
       () => {
