@@ -80,6 +80,7 @@ try {
     everySeconds: options.every,
     warmupSeconds: options.warmup,
     windowSeconds: options.window,
+    workers: options.workers,
     targetUrl: target.url,
   };
   say(
@@ -88,7 +89,8 @@ try {
   );
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
-      `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}`,
+      `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
+      `${workload.workers} worker process(es) in split`,
   );
   const results: WindowResult[] = [];
   try {

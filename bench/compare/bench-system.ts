@@ -12,6 +12,8 @@ export interface Workload {
   everySeconds: number;
   warmupSeconds: number;
   windowSeconds: number;
+  /** Worker processes of Meerkat split (`--workers`); the other systems are one process or pair. */
+  workers: number;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
 }

@@ -15,6 +15,8 @@ const compareOptionsSchema = z
     every: seconds(10),
     warmup: seconds(0),
     window: seconds(1),
+    // Worker processes of Meerkat split, for how throughput grows with a second worker.
+    workers: z.coerce.number().int().min(1).max(8),
     systems: z
       .string()
       .transform((list) => list.split(',').filter(Boolean))
@@ -35,6 +37,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       every: { type: 'string', default: '20' },
       warmup: { type: 'string', default: '60' },
       window: { type: 'string', default: '180' },
+      workers: { type: 'string', default: '1' },
       systems: { type: 'string', default: systemNames.join(',') },
     },
   });

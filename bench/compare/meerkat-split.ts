@@ -21,10 +21,15 @@ const QUERY_MS = 60_000;
 /** The processes' own bound on stopping; they are killed only 5 s after it. */
 const SHUTDOWN_GRACE_SECONDS = 10;
 
-const kinds = [
+/** The processes of the deployment: a hub, a scheduler and `workers` workers (worker, worker-2, ...). */
+const kindsOf = (workers: number) => [
   { name: 'hub', args: ['hub'], ready: /hub API listening/ },
   { name: 'scheduler', args: ['scheduler'], ready: /scheduler running/ },
-  { name: 'worker', args: ['worker', '--locations', 'default'], ready: /worker consuming runs/ },
+  ...Array.from({ length: workers }, (_, i) => ({
+    name: i === 0 ? 'worker' : `worker-${i + 1}`,
+    args: ['worker', '--locations', 'default'],
+    ready: /worker consuming runs/,
+  })),
 ];
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -103,7 +108,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     const started = await within(
       'starting hub, scheduler and worker',
       START_MS,
-      startMeerkatProcesses(env, kinds),
+      startMeerkatProcesses(env, kindsOf(workload.workers)),
     );
     for (const p of started) killOnExit(p.process.child);
     processes.push(...started);
@@ -112,7 +117,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     await createMonitors({ apiUrl: byName('hub').url, key, ids, ...workload });
     const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
     return {
-      label: 'Meerkat split (hub, scheduler, 1 worker, PostgreSQL, Redis)',
+      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL, Redis)`,
       components: {
         ...Object.fromEntries(started.map((p) => [p.name, [p.process.child.pid ?? 0]])),
         PostgreSQL: [postgres],

@@ -20,9 +20,15 @@ describe('the command line of bench:compare', () => {
       every: 20,
       warmup: 10,
       window: 30,
+      workers: 1,
       systems: ['split', 'blackbox'],
     });
     expect(Object.isFrozen(options)).toBe(true);
+  });
+
+  it('starts as many workers in split as asked, one by default, and refuses none', () => {
+    expect(parseCompareOptions(['--workers', '2']).workers).toBe(2);
+    expect(() => parseCompareOptions(['--workers', '0'])).toThrow(/--workers: /);
   });
 
   it('compares all three systems by default', () => {

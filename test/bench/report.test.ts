@@ -7,6 +7,7 @@ const workload: Workload = {
   everySeconds: 20,
   warmupSeconds: 10,
   windowSeconds: 60,
+  workers: 1,
   targetUrl: 'http://127.0.0.1:1',
 };
 
