@@ -41,10 +41,16 @@ export interface PeriodAggregates {
  * comes from hour rows (docs/adr/0024-minute-rollup-retention.md). Such a period counts the runs from that hour
  * on, and the minutes before it (under an hour) take the state that hour starts in.
  */
-function readStartOf(window: PeriodWindow, minuteRollupRetentionDays: number | undefined): Date {
-  if (minuteRollupRetentionDays === undefined) return window.start;
-  const keptSince = window.end.getTime() - minuteRollupRetentionDays * DAY_MS;
-  return window.start.getTime() >= keptSince ? window.start : hourCeilOf(window.start);
+function readStartOf(
+  window: PeriodWindow,
+  minuteRollupRetentionDays: number | undefined,
+): { from: Date; tier: 'minute' | 'hour' } {
+  const keptSince =
+    minuteRollupRetentionDays === undefined
+      ? Number.NEGATIVE_INFINITY
+      : window.end.getTime() - minuteRollupRetentionDays * DAY_MS;
+  if (window.start.getTime() >= keptSince) return { from: window.start, tier: 'minute' };
+  return { from: hourCeilOf(window.start), tier: 'hour' };
 }
 
 /** Sums the rollups of the monitors in scope over the period ending now, with each one's uptime. */
@@ -70,11 +76,11 @@ export async function periodAggregates(
     monitorId: filter.monitorId,
     environment: filter.monitorEnvironment,
   });
-  const readFrom = readStartOf(window, minuteRollupRetentionDays);
+  const read = readStartOf(window, minuteRollupRetentionDays);
   const scope = {
     organizationId,
-    fromMinute: minuteOf(readFrom),
-    periodStart: readFrom,
+    fromMinute: minuteOf(read.from),
+    periodStart: read.from,
     toMinute: window.end,
     monitorId: filter.monitorId,
     environment: filter.environment,
@@ -86,7 +92,7 @@ export async function periodAggregates(
       db,
       organizationId,
       monitors.map((m) => m.id),
-      { before: scope.fromMinute, tier: readFrom === window.start ? 'minute' : 'hour' },
+      { before: scope.fromMinute, tier: read.tier },
       filter.environment,
     ),
   ]);
