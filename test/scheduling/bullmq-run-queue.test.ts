@@ -30,7 +30,7 @@ describe('the BullMQ run queue', () => {
       await expect(queue.enqueue({ ...job, runId: 'run_nowhere' })).rejects.toMatchObject({
         dependency: 'redis',
       });
-      await expect(queue.schedulesPresent()).rejects.toMatchObject({ dependency: 'redis' });
+      await expect(queue.missingSchedules(['default'])).rejects.toMatchObject({ dependency: 'redis' });
     } finally {
       await queue.close();
     }
@@ -39,12 +39,75 @@ describe('the BullMQ run queue', () => {
   it('keeps a marker of the last full reconcile that an emptied Redis loses', async () => {
     const queue = testQueue();
     try {
-      expect(await queue.schedulesPresent()).toBe(false);
-      await queue.markSchedulesPresent();
-      expect(await queue.schedulesPresent()).toBe(true);
+      expect(await queue.missingSchedules(['default'])).toBe('marker');
+      await queue.markSchedulesPresent(['default']);
+      expect(await queue.missingSchedules(['default'])).toBe('');
     } finally {
       await queue.close();
     }
+  });
+
+  describe('when Redis loses a schedule key but keeps the marker (eviction, a lagging replica)', () => {
+    const hourly = (id: string): RunSchedule => ({
+      id: `acme/${id}/default`,
+      location: 'default',
+      everyMs: HOUR,
+      offsetMs: 0,
+      data: { ...job, monitorId: id },
+    });
+    async function withCountedSchedules(
+      test: (queue: RunQueue, redis: Redis, prefix: string) => Promise<void>,
+    ) {
+      const prefix = testRedisPrefix();
+      const queue = createBullmqRunQueue({
+        redisUrl: testRedisUrl(),
+        prefix,
+        log: capturedLog().log,
+        retrySeconds: 10,
+      });
+      const redis = new Redis(testRedisUrl());
+      try {
+        for (const id of ['a', 'b', 'c']) await queue.upsertSchedule(hourly(id));
+        await queue.markSchedulesPresent(['default', 'eu-west']);
+        expect(await queue.missingSchedules(['default', 'eu-west'])).toBe('');
+        await test(queue, redis, prefix);
+      } finally {
+        redis.disconnect();
+        await queue.close();
+      }
+    }
+
+    it('says the next slots are missing once their sorted set is gone, and lists those schedules lost', async () => {
+      await withCountedSchedules(async (queue, redis, prefix) => {
+        await redis.del(`${prefix}:meerkat:default:next`);
+        expect(await queue.missingSchedules(['default', 'eu-west'])).toBe('next:default');
+        expect(await queue.listSchedules('default')).toContainEqual(
+          expect.objectContaining({ id: 'acme/a/default', current: false, lost: true }),
+        );
+        await queue.upsertSchedule(hourly('a'));
+        await queue.upsertSchedule(hourly('b'));
+        await queue.upsertSchedule(hourly('c'));
+        expect(await queue.missingSchedules(['default', 'eu-west'])).toBe('');
+      });
+    });
+
+    it('says the schedules are missing once the definitions and next slots are both gone', async () => {
+      await withCountedSchedules(async (queue, redis, prefix) => {
+        await redis.del(`${prefix}:meerkat:default:next`, `${prefix}:meerkat:default:schedules`);
+        expect(await queue.missingSchedules(['default', 'eu-west'])).toBe('schedules:default');
+      });
+    });
+
+    it('keeps counting what the outbox adds and removes, but never revives a lost marker', async () => {
+      await withCountedSchedules(async (queue, redis, prefix) => {
+        await queue.removeSchedule('default', 'acme/c/default');
+        await queue.recountSchedules(['default', 'eu-west']);
+        expect(await queue.missingSchedules(['default', 'eu-west'])).toBe('');
+        await redis.del(`${prefix}:meerkat:schedules-counted`);
+        await queue.recountSchedules(['default', 'eu-west']);
+        expect(await queue.missingSchedules(['default', 'eu-west'])).toBe('marker');
+      });
+    });
   });
 });
 

@@ -161,8 +161,8 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
 
   it('says its schedules are present once a full reconcile marked them so', async () => {
     await withQueue(async (queue) => {
-      await queue.markSchedulesPresent();
-      expect(await queue.schedulesPresent()).toBe(true);
+      await queue.markSchedulesPresent(['default']);
+      expect(await queue.missingSchedules(['default'])).toBe('');
     });
   });
 });

@@ -49,6 +49,8 @@ export interface ConsumeOptions {
 /** A schedule as the queue holds it; `current` is false when it was written with other job options. */
 export interface ListedSchedule extends Pick<RunSchedule, 'id' | 'everyMs' | 'offsetMs'> {
   current: boolean;
+  /** Its definition is kept but its next slot is gone (Redis lost a key): it runs no more until rewritten. */
+  lost?: true;
   /** The monitor version its jobs carry. */
   version: string | undefined;
 }
@@ -84,11 +86,14 @@ export interface RunQueue {
     options: ConsumeOptions,
   ): RunConsumer;
   /**
-   * Whether the schedules written by the last full reconcile are still in the queue's store: false after Redis
-   * restarted empty or failed over to a replica that lacks them, so the scheduler reconciles at once.
+   * Why the schedules of `locations` written by the last full reconcile are no longer all in the queue's store,
+   * or '' when they are: after Redis restarted empty, failed over to a replica that lacks them, or evicted or
+   * lost any of their keys, so the scheduler reconciles at once.
    */
-  schedulesPresent(): Promise<boolean>;
-  /** Records that a full reconcile has just written every schedule. */
-  markSchedulesPresent(): Promise<void>;
+  missingSchedules(locations: readonly string[]): Promise<string>;
+  /** Records that a full reconcile has just written every schedule of `locations`, with their counts. */
+  markSchedulesPresent(locations: readonly string[]): Promise<void>;
+  /** Records the schedule counts again after an outbox drain, unless the schedules are already known lost. */
+  recountSchedules(locations: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -62,7 +62,8 @@ const LEGACY_CHECK_MS = 60_000;
 const BACKOFF_TYPE = 'capped-exponential';
 // A producer call (trigger, schedule writes) fails with DependencyUnavailableError after this, never hangs.
 const PRODUCER_DEADLINE_MS = 5_000;
-const SCHEDULES_MARKER = 'meerkat:schedules-reconciled';
+// A hash since the schedule counts joined it; the string marker of earlier releases had another name.
+const SCHEDULES_MARKER = 'meerkat:schedules-counted';
 
 // A run's own failure is recorded on its row; a job fails only when the infrastructure did, and then retries.
 // A completed job is removed at once: its run is the record, and keeping jobs costs Redis work on every
@@ -183,7 +184,8 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         everyMs: s.everyMs,
         offsetMs: s.offsetMs,
         version: s.data.version,
-        current: true,
+        current: !s.lost,
+        ...(s.lost ? { lost: true } : {}),
       });
     for (const s of await legacySchedulers(location)) {
       const id = s.id ?? s.key;
@@ -271,12 +273,16 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
 
     listSchedules: listAll,
 
-    async schedulesPresent() {
-      return (await bounded(() => producer.exists(markerKey))) === 1;
+    async missingSchedules(locations) {
+      return bounded(() => schedules.missing(markerKey, locations));
     },
 
-    async markSchedulesPresent() {
-      await bounded(() => producer.set(markerKey, new Date().toISOString()));
+    async markSchedulesPresent(locations) {
+      await bounded(() => schedules.count(markerKey, locations, true));
+    },
+
+    async recountSchedules(locations) {
+      await bounded(() => schedules.count(markerKey, locations, false));
     },
 
     consume(locations, handler, consumeOptions: ConsumeOptions): RunConsumer {

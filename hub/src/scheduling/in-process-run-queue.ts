@@ -171,10 +171,13 @@ export function createInProcessRunQueue({
       );
     },
     // Schedules live as long as this process, as does the queue: they are never lost on their own.
-    schedulesPresent() {
-      return Promise.resolve(true);
+    missingSchedules() {
+      return Promise.resolve('');
     },
     markSchedulesPresent() {
+      return Promise.resolve();
+    },
+    recountSchedules() {
       return Promise.resolve();
     },
     consume(locations, handler, options): RunConsumer {

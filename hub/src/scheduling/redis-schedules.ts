@@ -62,7 +62,32 @@ for i = 1, #ARGV, 3 do
 end
 return 0`;
 
+// Whether the schedules of the locations (KEYS: marker, then defs and next of each location; ARGV: the locations)
+// are all still there: the marker of the last full reconcile exists, each location has a next slot for every
+// definition, and no fewer definitions than the marker counted. Redis loses whole keys (eviction, FLUSHDB, a
+// failover to a replica that lags), so a lost key shows as a missing marker or a count that no longer matches.
+const PRESENT_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'marker' end
+for i = 1, #ARGV do
+  local defs = redis.call('HLEN', KEYS[2 * i])
+  if redis.call('ZCARD', KEYS[2 * i + 1]) ~= defs then return 'next:' .. ARGV[i] end
+  local counted = tonumber(redis.call('HGET', KEYS[1], 'count:' .. ARGV[i]) or '0')
+  if defs < counted then return 'schedules:' .. ARGV[i] end
+end
+return ''`;
+
+// Counts each location's schedules into the marker (KEYS: marker, then defs of each location; ARGV[1]: 1 for a
+// full reconcile, which writes the marker anew, 0 for an outbox drain, which only updates a marker that exists:
+// a drain after Redis lost everything must not make the loss look healed).
+const COUNT_LUA = `
+if ARGV[1] == '1' then redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], 'at', ARGV[2])
+elseif redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 2, #KEYS do redis.call('HSET', KEYS[1], 'count:' .. ARGV[i + 1], redis.call('HLEN', KEYS[i])) end
+return 1`;
+
 interface ScheduleCommands {
+  meerkatSchedulesPresent(...keysAndArgs: Array<string | number>): Promise<string>;
+  meerkatCountSchedules(...keysAndArgs: Array<string | number>): Promise<number>;
   meerkatUpsertSchedule(defs: string, next: string, ...args: Array<string | number>): Promise<number>;
   meerkatDueSchedules(
     next: string,
@@ -83,6 +108,8 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
   redis.defineCommand('meerkatUpsertSchedule', { numberOfKeys: 2, lua: UPSERT_LUA });
   redis.defineCommand('meerkatDueSchedules', { numberOfKeys: 2, lua: DUE_LUA });
   redis.defineCommand('meerkatAdvanceSchedules', { numberOfKeys: 1, lua: ADVANCE_LUA });
+  redis.defineCommand('meerkatSchedulesPresent', { lua: PRESENT_LUA });
+  redis.defineCommand('meerkatCountSchedules', { lua: COUNT_LUA });
   const commands = redis as unknown as ScheduleCommands;
   const keys = (location: string) => ({
     defs: `${prefix}:meerkat:${location}:schedules`,
@@ -115,9 +142,35 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
       await redis.multi().hdel(defs, id).zrem(next, id).exec();
     },
 
-    async list(location: string): Promise<Array<{ id: string } & StoredSchedule>> {
-      const all = await redis.hgetall(keys(location).defs);
-      return Object.entries(all).map(([id, json]) => ({ id, ...(JSON.parse(json) as StoredSchedule) }));
+    /** Every schedule of `location`; `lost` when its definition is kept but its next slot is gone. */
+    async list(location: string): Promise<Array<{ id: string; lost: boolean } & StoredSchedule>> {
+      const { defs, next } = keys(location);
+      const [all, slotted] = await Promise.all([redis.hgetall(defs), redis.zrange(next, '0', '-1')]);
+      const hasNext = new Set(slotted);
+      return Object.entries(all).map(([id, json]) => ({
+        id,
+        lost: !hasNext.has(id),
+        ...(JSON.parse(json) as StoredSchedule),
+      }));
+    },
+
+    /** Why the schedules of `locations` are not all there ('' when they are): see PRESENT_LUA. */
+    async missing(marker: string, locations: readonly string[]): Promise<string> {
+      const locationKeys = locations.flatMap((l) => [keys(l).defs, keys(l).next]);
+      return commands.meerkatSchedulesPresent(1 + locationKeys.length, marker, ...locationKeys, ...locations);
+    },
+
+    /** Records each location's schedule count in the marker: anew (`full`), or only into a marker that exists. */
+    async count(marker: string, locations: readonly string[], full: boolean): Promise<void> {
+      const defs = locations.map((l) => keys(l).defs);
+      await commands.meerkatCountSchedules(
+        1 + defs.length,
+        marker,
+        ...defs,
+        full ? 1 : 0,
+        new Date().toISOString(),
+        ...locations,
+      );
     },
 
     /**

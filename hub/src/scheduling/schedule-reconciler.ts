@@ -87,7 +87,7 @@ export async function reconcileAllSchedules(
           continue;
         await queue.upsertSchedule(schedule);
         upserted += 1;
-        if (current === undefined && options.backfillAt !== undefined) {
+        if ((current === undefined || current.lost) && options.backfillAt !== undefined) {
           await queue.enqueueSlot(schedule, latestSlotMs(schedule, options.backfillAt.getTime()));
           backfilled += 1;
         }

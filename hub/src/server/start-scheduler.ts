@@ -13,8 +13,9 @@ const FULL_RECONCILE_MS = 10 * 60 * 1000;
  * Keeps one schedule per (monitor, location) in Redis (docs/adr/0023-batched-run-jobs.md; the workers turn
  * them into batch jobs): a full reconcile at start and every 10 minutes,
  * and the schedule outbox applied every second in between. Each second it also checks the marker the last full
- * reconcile left in Redis: a Redis that restarted empty or failed over to a replica without the schedules has
- * lost it, and the schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
+ * reconcile left in Redis, with each location's schedule count: a Redis that restarted empty, failed over to a
+ * replica without the schedules, or lost any schedule key (eviction, FLUSHDB) no longer matches it, and the
+ * schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
  * runs past RUN_RETENTION_DAYS.
  */
 export async function startScheduler(options: {
@@ -27,7 +28,7 @@ export async function startScheduler(options: {
   const queue = components.runQueue;
   const reconcileAll = async (options: { backfillAt?: Date } = {}) => {
     await reconcileAllSchedules(components.db, queue, locations, log, options);
-    await queue.markSchedulesPresent();
+    await queue.markSchedulesPresent(locations);
   };
   await reconcileAll();
   await drainScheduleOutbox(components.db, queue);
@@ -36,15 +37,25 @@ export async function startScheduler(options: {
   const sync = startPeriodic(
     async () => {
       const due = Date.now() - lastFull >= FULL_RECONCILE_MS;
-      const lost = !due && !(await queue.schedulesPresent());
-      if (lost)
-        log.warn('the schedules are gone from Redis (restarted empty or failed over): writing them again');
-      if (due || lost) {
+      const missing = due ? '' : await queue.missingSchedules(locations);
+      if (missing !== '')
+        log.warn(
+          { missing },
+          'the schedules are gone from Redis (restarted empty, failed over, or keys lost): writing them again',
+        );
+      if (due || missing !== '') {
         lastFull = Date.now();
         // Lost schedules also get their latest slot at once: the one the gap swallowed.
-        await reconcileAll(lost ? { backfillAt: new Date() } : {});
+        await reconcileAll(missing !== '' ? { backfillAt: new Date() } : {});
       }
-      while ((await drainScheduleOutbox(components.db, queue)) > 0);
+      let drained = 0;
+      for (;;) {
+        const rows = await drainScheduleOutbox(components.db, queue);
+        if (rows === 0) break;
+        drained += rows;
+      }
+      // The counts the next check compares with: schedules added or removed by the outbox are not a loss.
+      if (drained > 0) await queue.recountSchedules(locations);
     },
     OUTBOX_POLL_MS,
     (error) => log.error({ err: error }, 'schedule sync failed'),
