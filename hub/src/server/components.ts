@@ -13,6 +13,7 @@ import type { SecretStore } from '../secrets/secret-store.js';
 import { shortReason, withDeadline } from '../system/dependency-errors.js';
 import type { ReadinessCheck } from '../system/system.routes.js';
 import { waitForDependency } from '../system/wait-for-dependency.js';
+import { REDIS_EVICTION_CHECK, assertRedisNeverEvicts } from '../system/redis-eviction-policy.js';
 
 /** What every long-running process opens from its settings, and closes in reverse on the way out. */
 export interface Components {
@@ -46,11 +47,17 @@ async function openSecretStore(settings: Readonly<Settings>, db: Db, cipher: Cre
   return { store: createLocalSecretStore({ db, cipher }), close: () => Promise.resolve() };
 }
 
-/** What /readyz checks. Only the database decides readiness: the API serves without Redis (docs/operations.md). */
+/**
+ * What /readyz checks. The database decides readiness: the API serves without Redis (docs/operations.md). So does
+ * a Redis that answers but may evict keys: its loss is silent and lasting, not a blink.
+ */
 export function readinessChecks(db: Db, redis: Redis | undefined): ReadinessCheck[] {
   const checks: ReadinessCheck[] = [{ name: 'database', required: true, check: () => pingDatabase(db) }];
   if (redis !== undefined)
-    checks.push({ name: 'redis', required: false, check: async () => void (await redis.ping()) });
+    checks.push(
+      { name: 'redis', required: false, check: async () => void (await redis.ping()) },
+      { name: REDIS_EVICTION_CHECK, required: true, check: () => assertRedisNeverEvicts(redis) },
+    );
   return checks;
 }
 
@@ -90,6 +97,10 @@ export async function openComponents(
   }
 
   const readiness = readinessChecks(database.db, redis);
+  if (redis !== undefined)
+    await assertRedisNeverEvicts(redis).catch((error: unknown) =>
+      log.error({ reason: shortReason(error) }, 'Redis may evict keys: readiness fails until it may not'),
+    );
   const cipher = createCredentialCipher(options.secretsKey ?? settings.SECRETS_KEY ?? '');
   const secrets = await openSecretStore(settings, database.db, cipher, log);
   const runQueue =
