@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveredRunJob, DropReason, RunQueue, RunSchedule } from '../../hub/src/runs/run-queue.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
+import { ResultAwaitingWriteError } from '../../hub/src/runs/result-awaiting-write-error.js';
 import { eventually } from '../harness/eventually.js';
 import { deliveriesFor, retryDelayMs } from '../../hub/src/scheduling/job-retries.js';
 import { capturedLog } from '../harness/captured-log.js';
@@ -209,6 +210,45 @@ describe('slots in batch jobs', () => {
         flakyId,
         flakyId,
       ]);
+    });
+  });
+
+  it('hands the results of checked slots whose write found the database away to writeResults, and is done with the batch', async () => {
+    await withQueues(1, async ([queue]) => {
+      const deliveries: string[] = [];
+      const written: string[] = [];
+      const away = () => new DependencyUnavailableError('database', 'connect ECONNREFUSED');
+      const consumer = queue!.consume(
+        ['default'],
+        (d) => {
+          deliveries.push(d.data.monitorId);
+          const handedOver = { ...d.data, slot: d.slot ?? '', executed: { monitorId: d.data.monitorId } };
+          return d.data.monitorId === 'fine'
+            ? Promise.resolve()
+            : Promise.reject(new ResultAwaitingWriteError(handedOver, { cause: away() }));
+        },
+        {
+          concurrency: 5,
+          writeResults: (results) => {
+            if (written.length === 0 && results.length > 0) {
+              written.push('refused');
+              return Promise.reject(away());
+            }
+            written.push(...results.map((r) => r.monitorId));
+            return Promise.resolve();
+          },
+        },
+      );
+      try {
+        for (const schedule of schedulesDueIn(['fine', 'parked-a', 'parked-b'], 2_500))
+          await queue!.upsertSchedule(schedule);
+        await eventually(() => Promise.resolve(written.length >= 3 ? true : undefined), 15_000);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      } finally {
+        await consumer.close();
+      }
+      expect(deliveries.sort()).toEqual(['fine', 'parked-a', 'parked-b']);
+      expect(written).toEqual(['refused', 'parked-a', 'parked-b']);
     });
   });
 

@@ -2,7 +2,14 @@
 // (a key prefix of its own per queue) and the in-process twin of `meerkat dev`. What only one of them does (Redis
 // away, timers past 24.8 days) is in its own file.
 import { describe, expect, it } from 'vitest';
-import type { DeliveredRunJob, DropReason, RunQueue, RunSchedule } from '../../hub/src/runs/run-queue.js';
+import { ResultAwaitingWriteError } from '../../hub/src/runs/result-awaiting-write-error.js';
+import type {
+  DeliveredRunJob,
+  DropReason,
+  HandedOverResult,
+  RunQueue,
+  RunSchedule,
+} from '../../hub/src/runs/run-queue.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
@@ -118,6 +125,51 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
         expect(deliveries).toEqual([1, 2, 3]);
         expect(entries(lines).filter((e) => e.msg === 'run job will be retried')).toHaveLength(2);
         expect(entries(lines).some((e) => e.msg === 'run job dropped')).toBe(false);
+      } finally {
+        await consumer.close();
+      }
+    });
+  });
+
+  it('gives a result whose write found the database away to writeResults until written, never to the handler again', async () => {
+    await withQueue(async (queue) => {
+      const handled: string[] = [];
+      const writes: Array<[string, number]> = [];
+      const handedOver: HandedOverResult = {
+        organizationId: 'acme',
+        monitorId: 'checked',
+        location: 'default',
+        slot: '1767268800000',
+        executed: { checked: 'at its time' },
+      };
+      const consumer = queue.consume(
+        ['default'],
+        (d) => {
+          handled.push(d.id);
+          const away = new DependencyUnavailableError('database', 'connect ECONNREFUSED');
+          return Promise.reject(new ResultAwaitingWriteError(handedOver, { cause: away }));
+        },
+        {
+          concurrency: 1,
+          writeResults: (results) => {
+            writes.push([results.map((r) => r.monitorId).join(), writes.length + 1]);
+            return writes.length < 3
+              ? Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'))
+              : Promise.resolve();
+          },
+        },
+      );
+      try {
+        await queue.enqueueSlot(schedule('checked'), 1_767_268_800_000);
+        await eventually(() => Promise.resolve(writes.length === 3 ? true : undefined), 15_000);
+        // Long enough for another write or delivery, had there been one.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(handled).toEqual(['repeat:checked:1767268800000']);
+        expect(writes).toEqual([
+          ['checked', 1],
+          ['checked', 2],
+          ['checked', 3],
+        ]);
       } finally {
         await consumer.close();
       }

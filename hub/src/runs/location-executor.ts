@@ -1,4 +1,5 @@
 import type { RunRow } from './run.repository.js';
+import type { HandedOverResult } from './run-queue.js';
 
 /** A scheduled slot as a worker takes it: the job that carries it, and which monitor, location and slot. */
 export interface ScheduledSlot {
@@ -28,4 +29,9 @@ export interface LocationExecutor {
    * Absent: the slot gets a pending row first, then `execute`.
    */
   executeScheduled?(slot: ScheduledSlot, signal: AbortSignal): Promise<void>;
+  /**
+   * Writes results its `executeScheduled` handed over when the database was away (ResultAwaitingWriteError);
+   * throws while it still is.
+   */
+  writeHandedOver?(results: readonly HandedOverResult[]): Promise<void>;
 }

@@ -40,10 +40,44 @@ export interface DeliveredRunJob {
  */
 export type DropReason = 'dependency_unavailable' | 'shutdown' | 'error';
 
+/**
+ * A scheduled run that was checked but whose write found the database away (ResultAwaitingWriteError), as the
+ * queue keeps it: JSON, with the ids a log line or a drop needs beside what its executor reads back.
+ */
+export interface HandedOverResult {
+  organizationId: string;
+  monitorId: string;
+  location: string;
+  slot: string;
+  /** The run and its result, in the form of the executor that wrote them (JSON). */
+  executed: unknown;
+}
+
+/**
+ * Why slots were never checked: the location's workers were saturated and the ticks queued nothing
+ * (`saturated`); no tick ran in time, as while Redis or every worker was away (`late`); or the worker holding
+ * them died after their time, so their checks may have reached the target already (`worker_lost`).
+ */
+export type SkipReason = 'saturated' | 'late' | 'worker_lost';
+
+/** A slot that will never have a run, as the queue reports it. */
+export interface SkippedSlot {
+  data: RunJobData;
+  slotMs: number;
+}
+
 export interface ConsumeOptions {
   concurrency: number;
   /** Told of each job given up for good (logged by the queue too), so the loss is counted. */
   onDropped?: (job: DeliveredRunJob, reason: DropReason) => void;
+  /**
+   * Writes results handed over by ResultAwaitingWriteError. The queue gives them again after a backoff while
+   * it throws because a dependency is away, for up to RUN_RECORD_RETRY_SECONDS, then drops them (onDropped).
+   * Absent: such a job is retried whole, and its check runs again.
+   */
+  writeResults?: (results: readonly HandedOverResult[]) => Promise<void>;
+  /** Told of slots that will never be checked, so each is counted as a gap of the slot ledger. */
+  onSkipped?: (slots: readonly SkippedSlot[], reason: SkipReason) => void;
 }
 
 /** A schedule as the queue holds it; `current` is false when it was written with other job options. */

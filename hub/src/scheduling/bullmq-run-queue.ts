@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -13,9 +14,11 @@ import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-re
 import { createPlaces } from '../system/places.js';
 import { queueLockOptions } from '../system/queue-locks.js';
 import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
+import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 import type {
   ConsumeOptions,
   DeliveredRunJob,
+  HandedOverResult,
   ListedSchedule,
   RunConsumer,
   RunJobData,
@@ -46,6 +49,13 @@ const BATCH_JOB_NAME = 'slots';
  * a worker of an earlier release, which knows only run jobs, never takes one during a rolling upgrade.
  */
 const slotsQueueOf = (location: string) => `${location}.slots`;
+const RESULTS_JOB_NAME = 'results';
+/** Checked runs whose write found the database away wait here, in jobs of their own, until it takes them. */
+const resultsQueueOf = (location: string) => `${location}.results`;
+/** Tries of a handover to Redis before the batch fails and its retry hands the results over again. */
+const HANDOVER_ATTEMPTS = 3;
+/** Jobs of waiting results written at once by a consumer: each goes through the worker's batched writer. */
+const RESULTS_CONCURRENCY = 4;
 /** A consumer ticks its locations this often: each tick queues the slots due up to LOOKAHEAD_MS ahead. */
 const TICK_MS = 1_000;
 const LOOKAHEAD_MS = 2_000;
@@ -57,6 +67,16 @@ const LEAD_MS = 250;
  * tick queues again, as a BullMQ job scheduler did (it made a slot's job only once the one before was taken).
  */
 const MAX_WAITING_BATCHES = 10;
+/**
+ * Skipped slots a tick reports at most (an outage of hours over thousands of monitors skips millions): the slot
+ * ledger's audit counts any it was not told of.
+ */
+const MAX_SKIPS_REPORTED = 50_000;
+/**
+ * A stalled batch comes back one lock (30 s) and a stalled check after its worker died: a slot due before
+ * this long ago was due while that worker still held it.
+ */
+const STALLED_AFTER_MS = queueLockOptions.lockDuration;
 /** How often a consumer looks for job schedulers of an earlier release to retire. */
 const LEGACY_CHECK_MS = 60_000;
 const BACKOFF_TYPE = 'capped-exponential';
@@ -86,11 +106,19 @@ function slotOfJob(job: Pick<Job, 'id'>): string | undefined {
 /** What a batch job carries: slots of several schedules of its location, each started at its own time. */
 interface BatchJobData {
   slots: DueSlot[];
+  /** The job's stalled count when it last failed: a count above it means its worker died since. */
+  stalled?: number;
 }
 
-type QueueJob = Job<RunJobData | BatchJobData>;
+/** What a results job carries: checked runs of its location whose write waits for the database. */
+interface ResultsJobData {
+  results: HandedOverResult[];
+}
+
+type QueueJob = Job<RunJobData | BatchJobData | ResultsJobData>;
 
 const isBatch = (job: QueueJob): job is Job<BatchJobData> => job.name === BATCH_JOB_NAME;
+const isResults = (job: QueueJob): job is Job<ResultsJobData> => job.name === RESULTS_JOB_NAME;
 
 /** A slot of a batch as its own job: the id, slot and due time of the job `enqueueSlot` makes for it. */
 function deliveredSlot(slot: DueSlot, delivery: number): DeliveredRunJob {
@@ -105,6 +133,14 @@ function deliveredSlot(slot: DueSlot, delivery: number): DeliveredRunJob {
 
 /** The runs a job carries, as the handler sees them: one, or each slot of a batch. */
 function deliveredRuns(job: QueueJob): DeliveredRunJob[] {
+  if (isResults(job))
+    return job.data.results.map(({ organizationId, monitorId, location, slot }) => ({
+      id: job.id ?? '',
+      data: { organizationId, monitorId, location },
+      slot,
+      dueAt: new Date(Number(slot)),
+      delivery: Math.max(1, job.attemptsStarted),
+    }));
   if (isBatch(job))
     return job.data.slots.map((slot) => deliveredSlot(slot, Math.max(1, job.attemptsStarted)));
   return [deliveredJob(job as Job<RunJobData>)];
@@ -136,7 +172,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
   connection.on('error', (error: Error) =>
     options.log.debug({ reason: shortReason(error) }, 'run queue connection error'),
   );
-  const queues = new Map<string, Queue<RunJobData | BatchJobData>>();
+  const queues = new Map<string, Queue<RunJobData | BatchJobData | ResultsJobData>>();
   const consumers = new Set<{ close(): Promise<void> }>();
   const schedules = createRedisSchedules(producer, prefix);
   // The producer connection has no offline queue: a call made while it first connects waits for it, within the
@@ -160,10 +196,13 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
   };
   const markerKey = `${prefix}:${SCHEDULES_MARKER}`;
 
-  const queueFor = (location: string): Queue<RunJobData | BatchJobData> => {
+  const queueFor = (location: string): Queue<RunJobData | BatchJobData | ResultsJobData> => {
     let queue = queues.get(location);
     if (queue === undefined) {
-      queue = new Queue<RunJobData | BatchJobData>(location, { connection: producer, prefix });
+      queue = new Queue<RunJobData | BatchJobData | ResultsJobData>(location, {
+        connection: producer,
+        prefix,
+      });
       queue.on('error', (error) =>
         options.log.debug({ reason: shortReason(error), location }, 'run queue error'),
       );
@@ -216,7 +255,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
 
   const saturated = new Set<string>();
   /** Queues the slots of `location` due within this tick's window as batch jobs, then moves their schedules on. */
-  const tick = async (location: string) => {
+  const tick = async (location: string, onSkipped: ConsumeOptions['onSkipped']) => {
     const now = Date.now();
     const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
     if (!(await bounded(() => schedules.claimTick(location, horizon)))) return;
@@ -232,10 +271,11 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       saturated.add(location);
       return;
     }
-    if (saturated.delete(location))
-      options.log.info({ location }, 'the workers of this location keep up again');
+    const wasSaturated = saturated.delete(location);
+    if (wasSaturated) options.log.info({ location }, 'the workers of this location keep up again');
     for (;;) {
       const due = await bounded(() => schedules.due(location, horizon, now));
+      const skipped = due.skipped.slice(0, MAX_SKIPS_REPORTED);
       for (const batch of due.batches) {
         const delay = Math.max(0, (batch.slots[0]?.slotMs ?? now) - LEAD_MS - Date.now());
         const data: BatchJobData = { slots: batch.slots };
@@ -244,6 +284,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         );
       }
       await bounded(due.commit);
+      if (skipped.length > 0) onSkipped?.(skipped, wasSaturated ? 'saturated' : 'late');
       if (!due.more) return;
     }
   };
@@ -308,22 +349,74 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           for (const w of slotWorkers) void w.pause(true);
         else if (paused && held < consumeOptions.concurrency) for (const w of slotWorkers) void w.resume();
       };
+      const writeResults = consumeOptions.writeResults;
+      // Results checked but not yet handed to Redis (it was away too), by the id of their slot's job: the job's
+      // retry hands them over instead of running their checks again.
+      const unhanded = new Map<string, HandedOverResult>();
+      /**
+       * Keeps checked results in Redis until the database takes them, trying a few times (an add that timed out
+       * may have been kept: the job id, from the slots' job ids, makes a second add of the same results a no-op).
+       * A failure leaves them in `unhanded` for the job's retry.
+       */
+      const handOver = async (location: string, results: Map<string, HandedOverResult>) => {
+        for (const [slotJobId, result] of results) unhanded.set(slotJobId, result);
+        const data: ResultsJobData = { results: [...results.values()] };
+        const hash = createHash('sha1');
+        for (const slotJobId of results.keys()) hash.update(`${slotJobId}\n`);
+        const jobId = `results:${location}:${hash.digest('hex')}`;
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            await bounded(() =>
+              queueFor(resultsQueueOf(location)).add(RESULTS_JOB_NAME, data, { ...jobOptions, jobId }),
+            );
+            break;
+          } catch (error) {
+            if (attempt >= HANDOVER_ATTEMPTS || !isRetryable(error)) throw error;
+            await sleep(retryDelayMs(attempt));
+          }
+        }
+        for (const slotJobId of results.keys()) unhanded.delete(slotJobId);
+      };
+      /**
+       * The slots of a batch to check now. A batch that comes again because the worker holding it died (BullMQ
+       * counts it stalled) may have sent any of its checks whose time had come: those are reported skipped,
+       * never checked twice; a batch retried because a dependency was away holds only slots not checked.
+       */
+      const slotsToCheck = (job: Job<BatchJobData>, location: string): DueSlot[] => {
+        if (job.stalledCounter <= (job.data.stalled ?? 0)) return job.data.slots;
+        const startedBy = Date.now() - STALLED_AFTER_MS;
+        const lost = job.data.slots.filter((slot) => slot.slotMs <= startedBy);
+        if (lost.length > 0) {
+          options.log.warn({ location, jobId: job.id, slots: lost.length }, 'slots of a dead worker skipped');
+          consumeOptions.onSkipped?.(lost, 'worker_lost');
+        }
+        return job.data.slots.filter((slot) => slot.slotMs > startedBy);
+      };
       // Each slot starts at its own time and fails on its own. Slots that found a dependency away stay in the
-      // job, which fails and comes again after the backoff with those alone; the others are done.
+      // job, which fails and comes again after the backoff with those alone; the others are done. Slots checked
+      // whose write found the database away are done too: their results wait in a results job.
       const runBatch = async (job: Job<BatchJobData>, location: string) => {
         const retry: DueSlot[] = [];
         let retryError: unknown;
-        holdSlots(job.data.slots.length);
+        const checked = new Map<string, HandedOverResult>();
+        const slots = slotsToCheck(job, location);
+        holdSlots(slots.length);
         await Promise.all(
-          job.data.slots.map(async (slot) => {
+          slots.map(async (slot) => {
             try {
+              const delivered = deliveredSlot(slot, Math.max(1, job.attemptsStarted));
+              const waiting = unhanded.get(delivered.id);
+              if (waiting !== undefined) return void checked.set(delivered.id, waiting);
               // A timer may fire a millisecond before the wall clock reaches the slot: never start early.
               for (let wait = slot.slotMs - Date.now(); wait > 0; wait = slot.slotMs - Date.now())
                 await sleep(wait);
-              const delivered = deliveredSlot(slot, Math.max(1, job.attemptsStarted));
               try {
                 await runOne(delivered);
               } catch (error) {
+                if (error instanceof ResultAwaitingWriteError && writeResults !== undefined) {
+                  checked.set(delivered.id, error.handedOver);
+                  return;
+                }
                 if (!(error instanceof UnrecoverableError)) {
                   retry.push(slot);
                   retryError ??= error;
@@ -345,9 +438,36 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
             }
           }),
         );
+        if (checked.size > 0)
+          try {
+            await handOver(location, checked);
+          } catch (error) {
+            retryError ??= error;
+            retry.push(...job.data.slots.filter((slot) => checked.has(deliveredSlot(slot, 1).id)));
+          }
         if (retry.length === 0) return;
-        await job.updateData({ slots: retry });
+        await job.updateData({ slots: retry, stalled: job.stalledCounter });
         throw retryError;
+      };
+      // A single slot or manual run: a checked result whose write waits is handed over as a batch's are.
+      const runSingle = async (job: Job<RunJobData>, location: string) => {
+        const delivered = deliveredJob(job);
+        const waiting = unhanded.get(delivered.id);
+        try {
+          if (waiting === undefined) return await runOne(delivered);
+          await handOver(location, new Map([[delivered.id, waiting]]));
+        } catch (error) {
+          if (!(error instanceof ResultAwaitingWriteError) || writeResults === undefined) throw error;
+          await handOver(location, new Map([[delivered.id, error.handedOver]]));
+        }
+      };
+      const writeWaitingResults = async (job: Job<ResultsJobData>) => {
+        try {
+          await writeResults?.(job.data.results);
+        } catch (error) {
+          if (isRetryable(error)) throw error;
+          throw new UnrecoverableError(shortReason(error));
+        }
       };
 
       const workerOptions = {
@@ -357,7 +477,10 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         ...queueLockOptions,
         settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
       };
-      const watch = (worker: Worker<RunJobData> | Worker<BatchJobData>, location: string) => {
+      const watch = (
+        worker: Worker<RunJobData> | Worker<BatchJobData> | Worker<ResultsJobData>,
+        location: string,
+      ) => {
         worker.on('failed', (job: QueueJob | undefined, error: Error) => {
           const attempts = { attempt: job?.attemptsMade, of: job?.opts.attempts };
           const final =
@@ -383,14 +506,18 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         return worker;
       };
       const workers = locations.flatMap((location) => {
-        const runs = new Worker<RunJobData>(location, (job) => runOne(deliveredJob(job)), workerOptions);
+        const runs = new Worker<RunJobData>(location, (job) => runSingle(job, location), workerOptions);
         const slots = new Worker<BatchJobData>(
           slotsQueueOf(location),
           (job) => runBatch(job, location),
           workerOptions,
         );
         slotWorkers.push(slots);
-        return [watch(runs, location), watch(slots, location)];
+        const results = new Worker<ResultsJobData>(resultsQueueOf(location), writeWaitingResults, {
+          ...workerOptions,
+          concurrency: RESULTS_CONCURRENCY,
+        });
+        return [watch(runs, location), watch(slots, location), watch(results, location)];
       });
       // Every consumer of a location ticks it; the tick's claim in Redis lets one of them do it each period.
       const periodic = locations.flatMap((location) => {
@@ -398,7 +525,11 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           options.log.warn({ reason: shortReason(error), location }, what);
         void retireLegacySchedulers(location).catch(warn('retiring old job schedulers failed'));
         return [
-          startPeriodic(() => tick(location), TICK_MS, warn('run schedule tick failed')),
+          startPeriodic(
+            () => tick(location, consumeOptions.onSkipped),
+            TICK_MS,
+            warn('run schedule tick failed'),
+          ),
           startPeriodic(
             () => retireLegacySchedulers(location),
             LEGACY_CHECK_MS,

@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import { shortReason } from '../system/dependency-errors.js';
 import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
 import { latestSlotMs } from './schedules.js';
+import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 import type {
   ConsumeOptions,
   DeliveredRunJob,
+  HandedOverResult,
   RunConsumer,
   RunJobData,
   RunQueue,
@@ -59,6 +61,9 @@ export function createInProcessRunQueue({
       const done = consumer
         .handler(job)
         .catch((error: unknown) => {
+          // Checked, not written: only the write is tried again, never the check.
+          if (error instanceof ResultAwaitingWriteError && consumer.writeResults !== undefined)
+            return writeLater(location, job, error.handedOver, 1);
           const { organizationId, monitorId, runId } = job.data;
           const ids = { organizationId, monitorId, location, runId, slot: job.slot, attempt: job.delivery };
           if (isRetryable(error) && job.delivery < deliveries) {
@@ -82,6 +87,31 @@ export function createInProcessRunQueue({
         });
       inFlight.add(done);
     }
+  };
+
+  /** Writes results handed over by a handler, again after a backoff while a dependency is away, then drops them. */
+  const writeLater = (location: string, job: DeliveredRunJob, result: HandedOverResult, attempt: number) => {
+    const consumer = handlers.get(location);
+    const retry = setTimeout(() => {
+      retries.delete(retry);
+      const written = consumer?.writeResults?.([result]) ?? Promise.resolve();
+      const done = written
+        .catch((error: unknown) => {
+          const ids = { ...job.data, location, slot: job.slot, attempt };
+          if (isRetryable(error) && attempt < deliveries) {
+            log.warn({ ...ids, reason: shortReason(error) }, 'run job will be retried');
+            writeLater(location, job, result, attempt + 1);
+            return;
+          }
+          const reason = dropReasonOf(error);
+          log.error({ ...ids, reason, err: error }, 'run job dropped');
+          consumer?.onDropped?.(job, reason);
+        })
+        .finally(() => inFlight.delete(done));
+      inFlight.add(done);
+    }, retryDelayMs(attempt));
+    retry.unref();
+    retries.add(retry);
   };
 
   const deliver = (location: string, job: DeliveredRunJob) => {

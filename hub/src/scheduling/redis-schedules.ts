@@ -194,6 +194,7 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
       const { defs, next } = keys(location);
       const reply = await commands.meerkatDueSchedules(next, defs, horizonMs, READ_LIMIT);
       const slots: DueSlot[] = [];
+      const skipped: DueSlot[] = [];
       const advances: Array<string | number> = [];
       if (reply.length === 2) {
         const [due, definitions] = reply;
@@ -207,6 +208,8 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
           }
           const schedule = JSON.parse(json) as StoredSchedule;
           let slotMs = read < nowMs ? Math.max(read, latestSlotMs(schedule, nowMs)) : read;
+          for (let missed = read; missed < slotMs; missed += schedule.everyMs)
+            skipped.push({ id, slotMs: missed, data: schedule.data });
           for (; slotMs <= horizonMs; slotMs += schedule.everyMs)
             slots.push({ id, slotMs, data: schedule.data });
           advances.push(id, read, slotMs);
@@ -214,6 +217,8 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
       }
       return {
         batches: batchesOf(horizonMs, slots),
+        /** Slots passed over: no tick reached them in time, and only each schedule's latest runs. */
+        skipped,
         /** Whether the read was full: more may be due. */
         more: advances.length / 3 >= READ_LIMIT,
         commit: async () => {

@@ -6,7 +6,7 @@ import type { RunFinishedHook } from '../runs/run-finished.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { createMonitorRunner, type MonitorRunner } from '../runner/monitor-runner.js';
-import type { ConsumeOptions } from '../runs/run-queue.js';
+import type { ConsumeOptions, HandedOverResult } from '../runs/run-queue.js';
 import type { Components } from './components.js';
 import { drainPartOfGraceMs } from './serve-api.js';
 import { systemClock } from '../system/clock.js';
@@ -78,9 +78,24 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
     signal: shutdown.signal,
     ...(options.onScheduledStart ? { onScheduledStart: options.onScheduledStart } : {}),
   });
+  // Results whose write found the database away, given back by the queue: each to its location's executor.
+  const writeResults = async (results: readonly HandedOverResult[]) => {
+    const byLocation = new Map<string, HandedOverResult[]>();
+    for (const result of results)
+      byLocation.set(result.location, [...(byLocation.get(result.location) ?? []), result]);
+    await Promise.all(
+      [...byLocation].map(async ([location, part]) => {
+        const executor = executors.get(location);
+        if (executor?.writeHandedOver === undefined)
+          throw new Error(`no executor writes results of ${location}`);
+        await executor.writeHandedOver(part);
+      }),
+    );
+  };
   // A job stays in flight while its result waits for its batch's write, beside the checks under way.
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency + RESULTS_IN_WRITING,
+    writeResults,
     ...(options.onDropped ? { onDropped: options.onDropped } : {}),
   });
   const reaper = startRunReaper({ settings, db: components.db, log, hooks: options.hooks ?? [] });

@@ -20,6 +20,8 @@ import { createPlaces, type Places } from '../system/places.js';
 import { createMonitorReader } from './monitor-reader.js';
 import { createParkedResults } from './parked-results.js';
 import { createScheduledRunWriter } from './scheduled-run-writer.js';
+import { handOver, readHandedOver } from './handed-over-results.js';
+import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 
 export interface MonitorRunnerPort {
   run(
@@ -163,12 +165,6 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
     },
 
     async executeScheduled(slot: ScheduledSlot, signal) {
-      const waiting = parked.take(slot.jobId);
-      if (waiting !== undefined) {
-        const run = waiting.run as ExecutedScheduledRun;
-        await recordParking(slot.jobId, waiting, () => scheduledRuns.record({ run, result: waiting.result }));
-        return;
-      }
       const monitorRow = await monitors.read(slot.organizationId, slot.monitorId, slot.version);
       // A monitor deleted since its slot was scheduled has nothing to record.
       if (monitorRow === undefined) return;
@@ -192,7 +188,18 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
       // handed back to run on another worker rather than recorded as a failure.
       if (signal.aborted && !result.success)
         throw new RetryLaterError('the worker shut down before the run finished');
-      await recordParking(slot.jobId, { run, result }, () => scheduledRuns.record({ run, result }));
+      try {
+        await scheduledRuns.record({ run, result });
+      } catch (error) {
+        // Checked, not written: the queue keeps the result and hands it back to writeHandedOver, never to a check.
+        if (isDatabaseUnavailable(error))
+          throw new ResultAwaitingWriteError(handOver({ run, result }), { cause: error });
+        throw error;
+      }
+    },
+
+    async writeHandedOver(results) {
+      await Promise.all(results.map((entry) => scheduledRuns.record(readHandedOver(entry))));
     },
   };
 }
