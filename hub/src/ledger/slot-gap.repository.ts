@@ -65,25 +65,6 @@ export async function readGapTotals(
   return rows.map((row) => ({ ...row, total: Number(row.total) }));
 }
 
-/** A monitor's gaps due in [from, to), at `location` or every location. */
-export async function countMonitorGaps(
-  db: Executor,
-  scope: { organizationId: string; monitorId: string; location?: string | undefined },
-  from: Date,
-  to: Date,
-): Promise<number> {
-  let query = db
-    .selectFrom('slot_gaps')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('organization_id', '=', scope.organizationId)
-    .where('monitor_id', '=', scope.monitorId)
-    .where('slot_at', '>=', from)
-    .where('slot_at', '<', to);
-  if (scope.location !== undefined) query = query.where('location', '=', scope.location);
-  const { count } = await query.executeTakeFirstOrThrow();
-  return Number(count);
-}
-
 /** Deletes up to `limit` gaps due before `before` (the runs' retention); resolves with the count deleted. */
 export async function deleteGapsBefore(db: Executor, before: Date, limit: number): Promise<number> {
   const { rows } = await sql<{ deleted: string }>`

@@ -23,12 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       (fk) => fk.onDelete('cascade'),
     )
     .execute();
-  // A monitor's gaps over a period (GET /metrics/monitors/{id}), and the retention's delete by age.
-  await db.schema
-    .createIndex('slot_gaps_by_monitor_slot_at')
-    .on('slot_gaps')
-    .columns(['organization_id', 'monitor_id', 'slot_at'])
-    .execute();
+  // The retention deletes gaps by age.
   await db.schema.createIndex('slot_gaps_by_slot_at').on('slot_gaps').column('slot_at').execute();
 
   await db.schema
