@@ -2,9 +2,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { locationsSetting } from '../../hub/src/config/locations.js';
 import type { Db } from '../../hub/src/db/database.js';
 import { SCHEDULE_PROPAGATION_MS } from '../../hub/src/ledger/expected-slots.js';
-import { auditSlots, slotSettleMs, type AuditOutcome } from '../../hub/src/ledger/slot-auditor.js';
+import { pino } from 'pino';
+import {
+  auditSlots,
+  slotSettleMs,
+  startSlotAuditor,
+  type AuditOutcome,
+} from '../../hub/src/ledger/slot-auditor.js';
 import { recordGaps } from '../../hub/src/ledger/slot-gap.repository.js';
 import { databaseEngines } from '../harness/engines.js';
+import { eventually } from '../harness/eventually.js';
 import { gapKeys, gapTotals, gridSlots, insertLedgerMonitor, insertSlotRun, ORG } from './ledger-rows.js';
 
 const MINUTE = 60_000;
@@ -155,5 +162,27 @@ describe.each(databaseEngines)('the slot auditor on $name', (engine) => {
       expectedLost += gridSlots(`m-${i}`, 'default', MINUTE, S0, settledEnd).length;
     expect((await gapKeys(db)).length).toBe(expectedLost);
     expect(await gapTotals(db)).toEqual({ 'default/lost': expectedLost });
+  });
+
+  it('deletes gaps past RUN_RETENTION_DAYS and keeps counting them', async () => {
+    await insertLedgerMonitor(db, { id: 'old', createdAt: new Date(T0 - 40 * 86_400_000) });
+    const gapAt = (daysAgo: number) => ({
+      organizationId: ORG,
+      monitorId: 'old',
+      location: 'default',
+      slotMs: T0 - daysAgo * 86_400_000,
+      reason: 'dropped_error' as const,
+    });
+    await recordGaps(db, [gapAt(31), gapAt(29)]);
+    const auditor = startSlotAuditor({ db, log: pino({ level: 'silent' }), clock, settings, intervalMs: 20 });
+    try {
+      await eventually('the old gap deleted', async () =>
+        (await gapKeys(db)).length === 1 ? true : undefined,
+      );
+    } finally {
+      await auditor.stop();
+    }
+    expect(await gapKeys(db)).toEqual([`old/default/${T0 - 29 * 86_400_000} dropped_error`]);
+    expect(await gapTotals(db)).toEqual({ 'default/dropped_error': 2 });
   });
 });

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
 import { expectedSlots } from './expected-slots.js';
+import { deleteExpiredGaps } from './gap-retention.js';
 import { advanceAuditCursor, lockAuditCursor, readAuditedMonitors } from './slot-audit.repository.js';
 import { recordGaps } from './slot-gap.repository.js';
 
@@ -94,7 +95,8 @@ export async function auditSlots(options: {
 
 /**
  * The scheduler's slot auditor: every `intervalMs`, the windows settled since the last pass (several replicas
- * share the work through the cursor's lock). A slot found lost is logged as a warning with its window.
+ * share the work through the cursor's lock). A slot found lost is logged as a warning with its window. Each pass
+ * first deletes the gaps past the runs' retention.
  */
 export function startSlotAuditor(options: {
   db: Db;
@@ -103,9 +105,11 @@ export function startSlotAuditor(options: {
   settings: AuditSettings;
   intervalMs: number;
 }): Periodic {
-  const { log } = options;
+  const { log, db, clock, settings } = options;
   return startPeriodic(
     async () => {
+      // Gaps go with the runs they stand for: past RUN_RETENTION_DAYS (an index probe when there are none).
+      await deleteExpiredGaps({ db, clock, retentionDays: settings.RUN_RETENTION_DAYS });
       for (let window = 0; window < MAX_WINDOWS_PER_PASS; window += 1) {
         const outcome = await auditSlots(options);
         if (outcome.status === 'started')

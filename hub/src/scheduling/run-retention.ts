@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { DayPartitions } from '../db/day-partitions.js';
-import { deleteExpiredGaps } from '../ledger/gap-retention.js';
 import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import { minuteRollupPartitions } from '../metrics/rollup.repository.js';
 import type { Clock } from '../system/clock.js';
@@ -49,7 +48,7 @@ export async function deleteExpiredMinuteRollups(options: Retention): Promise<nu
 
 /**
  * The scheduler's care of the day-partitioned tables, every interval: the day partitions of the coming week made,
- * and the runs (and slot gaps) past `retentionDays` and minute rollups past `minuteRollupRetentionDays` deleted. Safe in several
+ * and the runs past `retentionDays` and minute rollups past `minuteRollupRetentionDays` deleted. Safe in several
  * replicas (making and dropping a partition twice is a no-op).
  */
 export function startRunRetention(options: {
@@ -78,8 +77,6 @@ export function startRunRetention(options: {
         await deleteExpiredMinuteRollups({ db, clock, retentionDays: options.minuteRollupRetentionDays });
       },
     },
-    // The slot ledger's gaps go with the runs they stand for (docs/adr/0025-slot-ledger.md).
-    { table: 'slot_gaps', care: () => deleteExpiredGaps(options) },
   ];
   return startPeriodic(
     async () => {
