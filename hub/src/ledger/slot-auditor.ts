@@ -16,7 +16,7 @@ const MAX_WINDOW_MS = 60_000;
 /** Windows per pass at most: a pass catching up ends, and `close()` waits for no more than this. */
 const MAX_WINDOWS_PER_PASS = 10;
 /** Beyond the run timeout and the write retries: a slot's job may start this late and still write its run. */
-export const SETTLE_MARGIN_MS = 60_000;
+const SETTLE_MARGIN_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 export type AuditSettings = Pick<
