@@ -78,7 +78,7 @@ describe('Redis that loses schedule keys, or may evict them', () => {
         (s) => s.labels.dependency === 'redis_eviction_policy',
       )?.value;
     };
-    const [, before] = (await redis.config('GET', 'maxmemory-policy'));
+    const [, before] = await redis.config('GET', 'maxmemory-policy');
     expect(before).toBe('noeviction');
     expect((await readyz()).status).toBe(200);
     expect(await evictionUp()).toBe(1);

@@ -11,7 +11,7 @@ export const REDIS_EVICTION_CHECK = 'redis_eviction_policy';
 export async function assertRedisNeverEvicts(redis: Redis): Promise<void> {
   let policy: string | undefined;
   try {
-    const reply = (await redis.config('GET', 'maxmemory-policy'));
+    const reply = await redis.config('GET', 'maxmemory-policy');
     policy = reply[1];
   } catch {
     return;
