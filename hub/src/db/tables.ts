@@ -258,6 +258,32 @@ export interface StatusPageTable {
   updated_at: Timestamp;
 }
 
+/** A due slot without a run, and why (docs/adr/0025-slot-ledger.md); see migrations/0012-slot-gaps.ts. */
+export interface SlotGapTable {
+  organization_id: string;
+  monitor_id: string;
+  location: string;
+  /** The slot's due time in epoch milliseconds, as a run's `schedule_slot`. */
+  schedule_slot: string;
+  slot_at: Timestamp;
+  reason: string;
+  recorded_at: Generated<Date>;
+}
+
+/** Gaps ever recorded per location and reason: only ever grows (the `meerkat_slots_missed_total` counter). */
+export interface SlotGapTotalTable {
+  location: string;
+  reason: string;
+  /** bigint: node-postgres reads it as a string. */
+  total: ColumnType<string, number, number>;
+}
+
+/** The slot auditor's progress: slots due at or before `audited_through` were audited. */
+export interface SlotAuditCursorTable {
+  name: string;
+  audited_through: Timestamp;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -275,4 +301,7 @@ export interface Database {
   monitor_latest_runs: MonitorLatestRunsTable;
   slack_events: SlackEventTable;
   status_pages: StatusPageTable;
+  slot_gaps: SlotGapTable;
+  slot_gap_totals: SlotGapTotalTable;
+  slot_audit_cursors: SlotAuditCursorTable;
 }

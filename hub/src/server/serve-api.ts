@@ -13,6 +13,7 @@ import { rateLimitSettingsOf } from './rate-limit.js';
 import { createMetricsService } from '../metrics/metrics.service.js';
 import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-metrics.js';
 import { registerOverdueMonitorsMetric } from '../metrics/prometheus/fault-metrics.js';
+import { registerSlotsMissedMetric } from '../ledger/slots-missed-metric.js';
 import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
 import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
 import { slackSettingsOf } from '../slack/slack-settings.js';
@@ -64,6 +65,11 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   if (metricsRegistry) {
     registerQueueDepthMetrics(metricsRegistry, components.db);
     registerOverdueMonitorsMetric(metricsRegistry, components.db);
+    registerSlotsMissedMetric(
+      metricsRegistry,
+      components.db,
+      settings.LOCATIONS.map((location) => location.name),
+    );
     registerMonitorHealthMetrics(metricsRegistry, { db: components.db, metrics });
   }
   const app = createApp({

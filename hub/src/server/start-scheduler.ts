@@ -3,11 +3,13 @@ import type { Settings } from '../config/settings.js';
 import type { Components } from './components.js';
 import { systemClock } from '../system/clock.js';
 import { startPeriodic } from '../system/periodic.js';
+import { startSlotAuditor } from '../ledger/slot-auditor.js';
 import { startRunRetention } from '../scheduling/run-retention.js';
 import { drainScheduleOutbox, reconcileAllSchedules } from '../scheduling/schedule-reconciler.js';
 
 const OUTBOX_POLL_MS = 1000;
 const FULL_RECONCILE_MS = 10 * 60 * 1000;
+const SLOT_AUDIT_MS = 10_000;
 
 /**
  * Keeps one schedule per (monitor, location) in Redis (docs/adr/0023-batched-run-jobs.md; the workers turn
@@ -16,7 +18,8 @@ const FULL_RECONCILE_MS = 10 * 60 * 1000;
  * reconcile left in Redis, with each location's schedule count: a Redis that restarted empty, failed over to a
  * replica without the schedules, or lost any schedule key (eviction, FLUSHDB) no longer matches it, and the
  * schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
- * runs past RUN_RETENTION_DAYS.
+ * runs past RUN_RETENTION_DAYS, and audits the slot ledger every 10 s: a settled slot with neither a run nor a
+ * gap becomes a gap `lost` (docs/adr/0025-slot-ledger.md).
  */
 export async function startScheduler(options: {
   settings: Readonly<Settings>;
@@ -68,11 +71,19 @@ export async function startScheduler(options: {
     minuteRollupRetentionDays: settings.MINUTE_ROLLUP_RETENTION_DAYS,
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
   });
+  const audit = startSlotAuditor({
+    db: components.db,
+    log,
+    clock: systemClock,
+    settings,
+    intervalMs: SLOT_AUDIT_MS,
+  });
   log.info({ locations }, 'scheduler running');
   return {
     async close() {
       await sync.stop();
       await retention.stop();
+      await audit.stop();
     },
   };
 }

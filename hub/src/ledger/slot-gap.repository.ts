@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import { textArray, timestampArray } from '../db/array-params.js';
+import type { Executor } from '../db/database.js';
+import type { SlotGap } from './slot-gap.js';
+
+/**
+ * Records `gaps` in one statement, each slot once: a slot that already has a gap, a run row (its unique key,
+ * created_at being the slot's due time) or no monitor any more is left out. The totals of the gaps actually
+ * inserted are added to `slot_gap_totals` in the same statement, so the counter never counts a gap twice nor
+ * misses one. Resolves with the count inserted.
+ *
+ * The run is looked up by its whole unique key in a lateral subquery with LIMIT 1: always an index probe per
+ * slot in the one day partition its due time falls in (pruned at execution), never a scan of a day of runs, however
+ * many slots are given (the auditor passes tens of thousands).
+ */
+export async function recordGaps(db: Executor, gaps: readonly SlotGap[]): Promise<number> {
+  if (gaps.length === 0) return 0;
+  // Sorted by key: concurrent writers then take the unique index's locks in the same order (no deadlock).
+  const sorted = [...gaps].sort(compareGaps);
+  const text = (pick: (gap: SlotGap) => string) => textArray(sorted.map(pick));
+  const { rows } = await sql<{ inserted: string }>`
+    with given as (
+      select distinct on (o, m, l, s) o, m, l, s, a, r
+      from unnest(${text((g) => g.organizationId)}, ${text((g) => g.monitorId)}, ${text((g) => g.location)},
+        ${text((g) => String(g.slotMs))}, ${timestampArray(sorted.map((g) => new Date(g.slotMs)))},
+        ${text((g) => g.reason)}) as u(o, m, l, s, a, r)
+      order by o, m, l, s
+    ), unaccounted as (
+      select given.* from given
+      join monitors on monitors.organization_id = given.o and monitors.id = given.m
+      left join lateral (
+        select 1 as ran from runs
+        where runs.organization_id = given.o and runs.monitor_id = given.m and runs.location = given.l
+          and runs.schedule_slot = given.s and runs.created_at = given.a
+        limit 1
+      ) as run on true
+      where run.ran is null
+    ), inserted as (
+      insert into slot_gaps (organization_id, monitor_id, location, schedule_slot, slot_at, reason)
+      select o, m, l, s, a, r from unaccounted order by o, m, l, s
+      on conflict do nothing
+      returning location, reason
+    ), counted as (
+      select location, reason, count(*) as n from inserted group by location, reason
+    ), totalled as (
+      insert into slot_gap_totals (location, reason, total)
+      select location, reason, n from counted order by location, reason
+      on conflict (location, reason) do update set total = slot_gap_totals.total + excluded.total
+    )
+    select coalesce(sum(n), 0) as inserted from counted`.execute(db);
+  return Number(rows[0]?.inserted ?? 0);
+}
+
+function compareGaps(a: SlotGap, b: SlotGap): number {
+  for (const key of ['organizationId', 'monitorId', 'location'] as const)
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  return String(a.slotMs) < String(b.slotMs) ? -1 : String(a.slotMs) > String(b.slotMs) ? 1 : 0;
+}
+
+/** Every gap ever recorded, per location and reason: the counter's values (gaps deleted since included). */
+export async function readGapTotals(
+  db: Executor,
+): Promise<Array<{ location: string; reason: string; total: number }>> {
+  const rows = await db.selectFrom('slot_gap_totals').select(['location', 'reason', 'total']).execute();
+  return rows.map((row) => ({ ...row, total: Number(row.total) }));
+}
+
+/** Deletes up to `limit` gaps due before `before` (the runs' retention); resolves with the count deleted. */
+export async function deleteGapsBefore(db: Executor, before: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ deleted: string }>`
+    with doomed as (
+      select organization_id, monitor_id, location, schedule_slot from slot_gaps where slot_at < ${before}
+      limit ${limit}
+    ), deleted as (
+      delete from slot_gaps g using doomed d
+      where (g.organization_id, g.monitor_id, g.location, g.schedule_slot)
+        = (d.organization_id, d.monitor_id, d.location, d.schedule_slot)
+      returning 1
+    )
+    select count(*) as deleted from deleted`.execute(db);
+  return Number(rows[0]?.deleted ?? 0);
+}
