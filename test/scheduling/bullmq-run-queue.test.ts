@@ -252,6 +252,44 @@ describe('slots in batch jobs', () => {
     });
   });
 
+  it('reports the slots no tick reached in time as skipped, late, and runs only the latest', async () => {
+    await withQueues(1, async ([queue]) => {
+      const everyMs = 1_000;
+      const offsetMs = 0;
+      await queue!.upsertSchedule({
+        id: 'acme/late/default',
+        location: 'default',
+        everyMs,
+        offsetMs,
+        data: job,
+      });
+      // No consumer ticks the location for a few slots.
+      await new Promise((resolve) => setTimeout(resolve, 3_600));
+      const skipped: Array<[number, string]> = [];
+      const delivered: number[] = [];
+      const consumer = queue!.consume(
+        ['default'],
+        (d) => Promise.resolve(void delivered.push(Number(d.slot))),
+        {
+          concurrency: 5,
+          onSkipped: (slots, reason) =>
+            skipped.push(...slots.map((s) => [s.slotMs, reason] as [number, string])),
+        },
+      );
+      try {
+        await eventually(() =>
+          Promise.resolve(skipped.length > 0 && delivered.length > 0 ? true : undefined),
+        );
+      } finally {
+        await consumer.close();
+      }
+      const firstDelivered = Math.min(...delivered);
+      expect(skipped.length).toBeGreaterThanOrEqual(2);
+      expect(skipped.every(([slotMs, reason]) => reason === 'late' && slotMs < firstDelivered)).toBe(true);
+      expect(new Set(skipped.map(([slotMs]) => slotMs)).size).toBe(skipped.length);
+    });
+  });
+
   it('drops the slot whose handler failed for any other reason, alone and at once', async () => {
     await withQueues(1, async ([queue]) => {
       const handled: string[] = [];

@@ -13,6 +13,11 @@ export const GAP_REASONS = [
   'dropped_error',
   /** The process stopped before the slot's result was handed on (the worker). */
   'dropped_shutdown',
+  /**
+   * The worker holding the slot died after its time: its check may have reached the target, so it is not
+   * checked again (the worker that got the slot's batch back).
+   */
+  'skipped_worker_lost',
   /** Overload shedding: a newer slot of the monitor ran instead (the worker). */
   'shed',
   /** Nobody reported it: the scheduler's auditor found neither a run nor a gap once the slot settled. */

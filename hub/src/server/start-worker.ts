@@ -6,7 +6,9 @@ import type { RunFinishedHook } from '../runs/run-finished.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { createMonitorRunner, type MonitorRunner } from '../runner/monitor-runner.js';
-import type { ConsumeOptions, HandedOverResult } from '../runs/run-queue.js';
+import type { ConsumeOptions, DropReason, HandedOverResult, SkipReason } from '../runs/run-queue.js';
+import { createGapRecorder } from '../ledger/gap-recorder.js';
+import type { GapReason } from '../ledger/slot-gap.js';
 import type { Components } from './components.js';
 import { drainPartOfGraceMs } from './serve-api.js';
 import { systemClock } from '../system/clock.js';
@@ -15,6 +17,17 @@ import { createRunJobHandler } from '../worker/run-job-handler.js';
 import { RESULTS_IN_WRITING } from '../worker/scheduled-run-writer.js';
 import { createWorkerExecutor } from '../worker/worker-executor.js';
 import { createPlaces } from '../system/places.js';
+
+const SKIP_GAPS: Record<SkipReason, GapReason> = {
+  saturated: 'skipped_saturated',
+  late: 'skipped_late',
+  worker_lost: 'skipped_worker_lost',
+};
+const DROP_GAPS: Record<DropReason, GapReason> = {
+  dependency_unavailable: 'dropped_dependency',
+  error: 'dropped_error',
+  shutdown: 'dropped_shutdown',
+};
 
 export interface StartWorkerOptions {
   settings: Readonly<Settings>;
@@ -92,11 +105,32 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       }),
     );
   };
+  // Slots that will never have a run are gaps of the slot ledger (docs/adr/0025-slot-ledger.md).
+  const gaps = createGapRecorder({ db: components.db, log });
+  const onSkipped: ConsumeOptions['onSkipped'] = (slots, reason) =>
+    gaps.record(
+      slots.map(({ data, slotMs }) => ({
+        organizationId: data.organizationId,
+        monitorId: data.monitorId,
+        location: data.location,
+        slotMs,
+        reason: SKIP_GAPS[reason],
+      })),
+    );
+  const onDropped: ConsumeOptions['onDropped'] = (job, reason) => {
+    options.onDropped?.(job, reason);
+    if (job.slot === undefined || job.data.runId !== undefined) return;
+    const { organizationId, monitorId, location } = job.data;
+    gaps.record([
+      { organizationId, monitorId, location, slotMs: Number(job.slot), reason: DROP_GAPS[reason] },
+    ]);
+  };
   // A job stays in flight while its result waits for its batch's write, beside the checks under way.
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency + RESULTS_IN_WRITING,
     writeResults,
-    ...(options.onDropped ? { onDropped: options.onDropped } : {}),
+    onSkipped,
+    onDropped,
   });
   const reaper = startRunReaper({ settings, db: components.db, log, hooks: options.hooks ?? [] });
   log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
@@ -111,6 +145,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       await consumer.close();
       clearTimeout(abortLater);
       await reaper.stop();
+      await gaps.close();
       await Promise.all([...runners.values()].map(({ runner }) => runner.close()));
     },
   };
