@@ -49,7 +49,7 @@ const KEEP_ALIVE_IDLE_MS = 10_000;
 const UNBOUNDED_CONNECT_MS = 5_000;
 
 /** node-postgres' words for a query the server did not answer within `query_timeout`. */
-export const QUERY_READ_TIMEOUT = 'Query read timeout';
+const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 /**
  * A client that closes its connection when the server left a query unanswered past `query_timeout`: that
