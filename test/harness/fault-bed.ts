@@ -97,6 +97,10 @@ export interface FaultPostgres {
   stop(): Promise<void>;
   /** Starts it again on the same port and data directory (crash recovery, if it was stopped immediately). */
   start(): Promise<void>;
+  /** SIGSTOP to the postmaster and every backend: connections stay open and nothing answers, as in a hang. */
+  pause(): void;
+  /** SIGCONT to the processes pause() stopped. */
+  resume(): void;
 }
 
 export interface FaultRedis {
@@ -106,6 +110,9 @@ export interface FaultRedis {
   /** `kill -9`. Nothing is persisted, so the next start() is empty. */
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open and nothing answers. */
+  pause(): void;
+  resume(): void;
 }
 
 export interface FaultBed {
@@ -113,6 +120,41 @@ export interface FaultBed {
   redis: FaultRedis;
   /** Stops what still runs and removes both temp dirs. */
   close(): Promise<void>;
+}
+
+/** The children of `pid`, read from /proc (a postmaster's backends and helpers). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return children;
+}
+
+/** Stops a server process and its children (the parent first, so it forks no more), and continues them. */
+function pausable(pidOf: () => number | undefined) {
+  let paused: number[] = [];
+  return {
+    pause() {
+      const pid = pidOf();
+      if (pid === undefined) throw new Error('not running: nothing to pause');
+      process.kill(pid, 'SIGSTOP');
+      paused = [pid, ...childrenOf(pid)];
+      for (const child of paused.slice(1)) process.kill(child, 'SIGSTOP');
+    },
+    resume() {
+      for (const pid of paused) process.kill(pid, 'SIGCONT');
+      paused = [];
+    },
+  };
 }
 
 async function createFaultPostgres(binDir: string, dir: string): Promise<FaultPostgres> {
@@ -145,6 +187,7 @@ async function createFaultPostgres(binDir: string, dir: string): Promise<FaultPo
   };
   const postgres: FaultPostgres = {
     url,
+    ...pausable(() => current?.child.pid),
     running: () => current !== undefined && current.child.exitCode === null,
     stopImmediately: () => pgCtlStop('immediate'),
     stop: () => pgCtlStop('fast'),
@@ -167,6 +210,7 @@ async function createFaultRedis(command: string, dir: string): Promise<FaultRedi
   let current: ServerRun | undefined;
   const redis: FaultRedis = {
     url: `redis://127.0.0.1:${port}`,
+    ...pausable(() => current?.child.pid),
     running: () => current !== undefined && current.child.exitCode === null,
     async kill() {
       const run = current;

@@ -72,6 +72,7 @@ export function testComponents(db: Db, runQueue: RunQueue, secrets?: SecretStore
   return {
     database: { db, description: 'test database', embedded: false },
     db,
+    maintenanceDb: db,
     cipher,
     secrets: secrets ?? createLocalSecretStore({ db, cipher }),
     runQueue,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredRunJob } from '../../hub/src/runs/run-queue.js';
-import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { createInProcessRunQueue, type StartTimer } from '../../hub/src/scheduling/in-process-run-queue.js';
 import { capturedLog } from '../harness/captured-log.js';
 
 const DAY_MS = 86_400_000;
@@ -43,4 +43,79 @@ describe('the in-process run queue of meerkat dev', () => {
     expect(delivered.map((job) => job.slot)).toEqual([String(slot), String(slot + everyMs)]);
     await consumer.close();
   });
+
+  it('delivers each slot once when every timer fires 1 to 3 ms before it is due', async () => {
+    const { queue, pending, delivered, consumer, setNow } = queueOnTestTimers();
+    const everyMs = 10_000;
+    await queue.upsertSchedule(scheduleOf('early', everyMs, 2_500));
+    const firstSlot = Date.parse('2026-01-01T00:00:02.500Z');
+
+    // 40 firings: a timer fired early finds the clock before its slot; the one it arms next must not be for it.
+    for (let firing = 0; firing < 40; firing += 1) {
+      const timer = pending.shift();
+      if (timer === undefined) break;
+      if (timer.cancelled) continue;
+      setNow(timer.dueMs - (1 + (firing % 3)));
+      timer.callback();
+      await Promise.resolve();
+    }
+    await consumer.close();
+
+    const slots = Array.from({ length: delivered.length }, (_, i) => String(firstSlot + i * everyMs));
+    expect(delivered.length).toBeGreaterThanOrEqual(20);
+    expect(delivered).toEqual(slots);
+  });
+
+  it('does not deliver again a slot enqueueSlot gave, nor one the timer gave', async () => {
+    const { queue, pending, delivered, consumer, setNow } = queueOnTestTimers();
+    const schedule = scheduleOf('backfilled', 10_000, 0);
+    await queue.upsertSchedule(schedule);
+    const next = START_MS + 10_000;
+    await queue.enqueueSlot(schedule, next);
+    setNow(next);
+    pending.shift()?.callback();
+    await queue.enqueueSlot(schedule, next);
+    await consumer.close();
+    expect(delivered).toEqual([String(next)]);
+  });
 });
+
+const START_MS = Date.parse('2026-01-01T00:00:00Z');
+
+function scheduleOf(id: string, everyMs: number, offsetMs: number) {
+  return {
+    id,
+    location: 'default',
+    everyMs,
+    offsetMs,
+    data: { organizationId: 'acme', monitorId: id, location: 'default' },
+  };
+}
+
+/** A queue on a clock the test moves and timers it fires itself (early, if it likes), consumed at once. */
+function queueOnTestTimers() {
+  let nowMs = START_MS;
+  const pending: Array<{ dueMs: number; callback: () => void; cancelled: boolean }> = [];
+  const startTimer: StartTimer = (callback, ms) => {
+    const timer = { dueMs: nowMs + ms, callback, cancelled: false };
+    pending.push(timer);
+    return { cancel: () => void (timer.cancelled = true) };
+  };
+  const queue = createInProcessRunQueue({
+    log: capturedLog().log,
+    clock: { now: () => new Date(nowMs) },
+    startTimer,
+  });
+  const delivered: string[] = [];
+  const consumer = queue.consume(
+    ['default'],
+    (job) => {
+      delivered.push(job.slot ?? 'no slot');
+      return Promise.resolve();
+    },
+    { concurrency: 10 },
+  );
+  // The clock never goes back, as Date.now() in practice does not between two timers.
+  const setNow = (ms: number) => void (nowMs = Math.max(nowMs, ms));
+  return { queue, pending, delivered, consumer, setNow };
+}

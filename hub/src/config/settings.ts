@@ -118,6 +118,10 @@ const settingsSchema = z
     // run that could not be written is retried before it is dropped (and counted).
     STARTUP_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
     RUN_RECORD_RETRY_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+    // A hung PostgreSQL costs a bound (docs/operations.md): the API's and the run path's statements, and the
+    // scheduler's partition maintenance and retention deletes (and dev's migrations), which may take longer.
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2_500),
+    MAINTENANCE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
     HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(99),
     METRICS_FLEET_MAX_AGE_PERCENT: z.coerce.number().min(0).max(10).default(0.2),
     // Rate limits of the API (docs/adr/0012-rate-limits.md); 0 turns a limit off.

@@ -16,6 +16,8 @@ export interface DatabaseTarget {
   url?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** How long a statement may take; unset: as long as it takes (`meerkat migrate`). */
+  bounds?: DatabaseBounds | undefined;
   /** A pooled connection failed (the server restarted or went away); the pool replaces it on the next query. */
   onClientError?: (error: Error) => void;
 }
@@ -27,15 +29,68 @@ export interface DatabaseHandle {
   embedded: boolean;
 }
 
-const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * What one query may cost while PostgreSQL hangs (paused, a network that drops packets): a connection is waited
+ * for at most `connectMs`, a statement runs at most `statementMs` on the server (which cancels it, and keeps the
+ * connection), and the client gives up `CLIENT_GRACE_MS` later when the server does not answer at all. So a
+ * query fails within `connectMs + statementMs + CLIENT_GRACE_MS`, as `Query read timeout` or SQLSTATE 57014,
+ * both "the database is unavailable" (hub/src/system/dependency-errors.ts).
+ */
+export interface DatabaseBounds {
+  connectMs: number;
+  statementMs: number;
+}
+
+/** How much longer than the server's statement_timeout the client waits for an answer before giving up. */
+const CLIENT_GRACE_MS = 500;
+/** A connection waits this long without traffic before TCP probes that its peer is still there. */
+const KEEP_ALIVE_IDLE_MS = 10_000;
+/** Without bounds (`meerkat migrate`), a connection is still waited for no longer than this. */
+const UNBOUNDED_CONNECT_MS = 5_000;
+
+/** node-postgres' words for a query the server did not answer within `query_timeout`. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * A client that closes its connection when the server left a query unanswered past `query_timeout`: that
+ * connection still waits for the answer (a paused server, a lost peer), and the pool would hand it out again,
+ * to a query that would then wait behind it. Closed, it is replaced by a fresh one.
+ */
+class BoundedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    this.query = ((...args: unknown[]) => {
+      const outcome = query(...args);
+      if (outcome instanceof Promise)
+        outcome.catch((error: unknown) => {
+          if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) closeConnection(this);
+        });
+      return outcome;
+    }) as pg.Client['query'];
+  }
+}
+
+function closeConnection(client: pg.Client) {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
 
 export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   if (target.url !== undefined) {
+    const { bounds } = target;
     const pool = new pg.Pool({
+      Client: BoundedClient,
       connectionString: target.url,
       max: target.poolSize ?? 10,
       // A query waits this long for a connection, then fails (and the API answers 503), never forever.
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: bounds?.connectMs ?? UNBOUNDED_CONNECT_MS,
+      ...(bounds && {
+        statement_timeout: bounds.statementMs,
+        query_timeout: bounds.statementMs + CLIENT_GRACE_MS,
+      }),
+      // A peer that vanished without a word (a node lost, a partition) is noticed by TCP, not never.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEP_ALIVE_IDLE_MS,
     });
     // A client whose server went away (a restart, a failover) emits 'error', idle or checked out: the pool
     // listens on idle ones only, and an 'error' without a listener ends the process. Every client gets one; the

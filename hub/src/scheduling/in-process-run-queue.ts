@@ -14,9 +14,25 @@ import type {
   RunSchedule,
 } from '../runs/run-queue.js';
 
+/** A one-shot timer that has been started, and how to cancel it. */
+export interface StartedTimer {
+  cancel(): void;
+}
+
+/** Starts a one-shot timer; tests inject one that fires early, as Node's timers sometimes do by a millisecond. */
+export type StartTimer = (callback: () => void, ms: number) => StartedTimer;
+
+const nodeTimer: StartTimer = (callback, ms) => {
+  const handle = setTimeout(callback, ms);
+  handle.unref();
+  return { cancel: () => clearTimeout(handle) };
+};
+
 interface Timer {
   schedule: RunSchedule;
-  handle: NodeJS.Timeout;
+  handle: StartedTimer;
+  /** The latest slot this queue has delivered for the schedule: no slot at or before it is delivered again. */
+  lastSlot: number | undefined;
 }
 
 /** The longest delay setTimeout takes (about 24.8 days); monitors may run as rarely as every 30 days. */
@@ -28,6 +44,7 @@ export interface InProcessRunQueueOptions {
   clock?: { now(): Date };
   /** RUN_RECORD_RETRY_SECONDS: how long a job whose handler finds a dependency away is delivered again. */
   retrySeconds?: number;
+  startTimer?: StartTimer;
 }
 
 /**
@@ -39,6 +56,7 @@ export function createInProcessRunQueue({
   log,
   clock = { now: () => new Date() },
   retrySeconds = 600,
+  startTimer = nodeTimer,
 }: InProcessRunQueueOptions): RunQueue {
   const deliveries = deliveriesFor(retrySeconds);
   const timers = new Map<string, Timer>();
@@ -119,28 +137,35 @@ export function createInProcessRunQueue({
     pump(location);
   };
 
-  const arm = (schedule: RunSchedule) => {
+  const deliverSlot = (schedule: RunSchedule, slotMs: number) =>
+    deliver(schedule.location, {
+      id: `repeat:${schedule.id}:${slotMs}`,
+      data: schedule.data,
+      slot: String(slotMs),
+      dueAt: new Date(slotMs),
+      delivery: 1,
+    });
+
+  // The next slot comes after the last one delivered, not after the clock: a timer that fires a millisecond
+  // early reads a clock still before its slot, and a next slot taken from the clock alone is that same slot,
+  // delivered again a millisecond later (8.6% of checks sent twice at 2,000 monitors, issue #32).
+  const arm = (schedule: RunSchedule, lastSlot: number | undefined) => {
     const now = clock.now().getTime();
-    const next = latestSlotMs(schedule, now) + schedule.everyMs;
+    const next = latestSlotMs(schedule, Math.max(now, lastSlot ?? now)) + schedule.everyMs;
     const wait = next - now;
-    const handle = setTimeout(
+    const entry: Timer = { schedule, lastSlot, handle: { cancel: () => undefined } };
+    entry.handle = startTimer(
       () => {
-        const current = timers.get(schedule.id)?.handle === handle;
+        if (timers.get(schedule.id) !== entry) return;
         // Node fires a longer timeout after 1 ms: a slot further away than that is reached in steps.
-        if (wait <= MAX_TIMEOUT_MS)
-          deliver(schedule.location, {
-            id: `repeat:${schedule.id}:${next}`,
-            data: schedule.data,
-            slot: String(next),
-            dueAt: new Date(next),
-            delivery: 1,
-          });
-        if (current) arm(schedule);
+        if (wait > MAX_TIMEOUT_MS) return arm(schedule, entry.lastSlot);
+        // enqueueSlot may have given this slot already.
+        if (entry.lastSlot === undefined || next > entry.lastSlot) deliverSlot(schedule, next);
+        arm(schedule, Math.max(next, entry.lastSlot ?? next));
       },
-      Math.min(wait, MAX_TIMEOUT_MS),
+      Math.max(0, Math.min(wait, MAX_TIMEOUT_MS)),
     );
-    handle.unref();
-    timers.set(schedule.id, { schedule, handle });
+    timers.set(schedule.id, entry);
   };
 
   return {
@@ -161,24 +186,21 @@ export function createInProcessRunQueue({
         existing.schedule.everyMs === schedule.everyMs &&
         existing.schedule.offsetMs === schedule.offsetMs;
       if (!same) {
-        if (existing) clearTimeout(existing.handle);
-        arm(schedule);
+        existing?.handle.cancel();
+        arm(schedule, existing?.lastSlot);
       }
       return Promise.resolve();
     },
     enqueueSlot(schedule, slotMs) {
-      deliver(schedule.location, {
-        id: `repeat:${schedule.id}:${slotMs}`,
-        data: schedule.data,
-        slot: String(slotMs),
-        dueAt: new Date(slotMs),
-        delivery: 1,
-      });
+      // A slot the timer has delivered already is not delivered twice; one given here is not given by it.
+      const entry = timers.get(schedule.id);
+      if (entry?.lastSlot !== undefined && slotMs <= entry.lastSlot) return Promise.resolve();
+      if (entry !== undefined) entry.lastSlot = slotMs;
+      deliverSlot(schedule, slotMs);
       return Promise.resolve();
     },
     removeSchedule(_location, scheduleId) {
-      const existing = timers.get(scheduleId);
-      if (existing) clearTimeout(existing.handle);
+      timers.get(scheduleId)?.handle.cancel();
       timers.delete(scheduleId);
       return Promise.resolve();
     },
@@ -223,7 +245,7 @@ export function createInProcessRunQueue({
       };
     },
     async close() {
-      for (const { handle } of timers.values()) clearTimeout(handle);
+      for (const { handle } of timers.values()) handle.cancel();
       timers.clear();
       for (const retry of retries) clearTimeout(retry);
       retries.clear();

@@ -19,6 +19,11 @@ import { REDIS_EVICTION_CHECK, assertRedisNeverEvicts } from '../system/redis-ev
 export interface Components {
   database: DatabaseHandle;
   db: Db;
+  /**
+   * For the statements that may rightly take long: partition maintenance, retention deletes, migrations at
+   * start. Their own small pool, bounded by MAINTENANCE_TIMEOUT_SECONDS instead of the API's bound.
+   */
+  maintenanceDb: Db;
   cipher: CredentialCipher;
   secrets: SecretStore;
   runQueue: RunQueue;
@@ -61,17 +66,42 @@ export function readinessChecks(db: Db, redis: Redis | undefined): ReadinessChec
   return checks;
 }
 
+/** How long a query waits for a pooled connection: with the statement bound, within the API's 5 s. */
+const CONNECT_WAIT_MS = 1_500;
+const MAINTENANCE_POOL_SIZE = 2;
+
+/** The pool of the API and the run path, and the small one of maintenance (the same one when embedded). */
+function openDatabases(settings: Readonly<Settings>, log: Logger) {
+  const common = {
+    url: settings.DATABASE_URL,
+    dataDir: settings.MEERKAT_DATA_DIR,
+    onClientError: (error: Error) =>
+      log.warn({ reason: shortReason(error) }, 'a database connection failed; it will be replaced'),
+  };
+  const database = openDatabase({
+    ...common,
+    bounds: { connectMs: CONNECT_WAIT_MS, statementMs: settings.DATABASE_STATEMENT_TIMEOUT_MS },
+  });
+  // PGlite is one database in this process: it has no pool, and a second open of its directory would fail.
+  if (database.embedded) return { database, maintenanceDb: database.db };
+  const maintenance = openDatabase({
+    ...common,
+    poolSize: MAINTENANCE_POOL_SIZE,
+    bounds: { connectMs: CONNECT_WAIT_MS, statementMs: settings.MAINTENANCE_TIMEOUT_SECONDS * 1000 },
+  });
+  return { database, maintenanceDb: maintenance.db };
+}
+
 export async function openComponents(
   settings: Readonly<Settings>,
   log: Logger,
   options: OpenOptions,
 ): Promise<Components> {
-  const database = openDatabase({
-    url: settings.DATABASE_URL,
-    dataDir: settings.MEERKAT_DATA_DIR,
-    onClientError: (error) =>
-      log.warn({ reason: shortReason(error) }, 'a database connection failed; it will be replaced'),
-  });
+  const { database, maintenanceDb } = openDatabases(settings, log);
+  const destroyDatabases = async () => {
+    await database.db.destroy();
+    if (maintenanceDb !== database.db) await maintenanceDb.destroy();
+  };
   // The readiness probe's own connection: it fails fast while Redis is away instead of queueing the ping.
   const redis =
     settings.REDIS_URL === undefined
@@ -83,7 +113,7 @@ export async function openComponents(
     await waitForDependency(
       'database',
       async () => {
-        if (options.migrate) await migrateToLatest(database.db);
+        if (options.migrate) await migrateToLatest(maintenanceDb);
         else await assertDatabaseCurrent(database.db);
       },
       wait,
@@ -91,7 +121,7 @@ export async function openComponents(
     if (redis !== undefined)
       await waitForDependency('redis', () => withDeadline('redis', 2_000, () => redis.ping()), wait);
   } catch (error) {
-    await database.db.destroy();
+    await destroyDatabases();
     redis?.disconnect();
     throw error;
   }
@@ -115,6 +145,7 @@ export async function openComponents(
   return {
     database,
     db: database.db,
+    maintenanceDb,
     cipher,
     secrets: secrets.store,
     runQueue,
@@ -122,7 +153,7 @@ export async function openComponents(
     async close() {
       await runQueue.close();
       await secrets.close();
-      await database.db.destroy();
+      await destroyDatabases();
       redis?.disconnect();
     },
   };

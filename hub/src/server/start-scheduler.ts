@@ -63,8 +63,9 @@ export async function startScheduler(options: {
     OUTBOX_POLL_MS,
     (error) => log.error({ err: error }, 'schedule sync failed'),
   );
+  // Dropping partitions and deleting expired rows may rightly take longer than the API's statement bound.
   const retention = startRunRetention({
-    db: components.db,
+    db: components.maintenanceDb,
     clock: systemClock,
     log,
     retentionDays: settings.RUN_RETENTION_DAYS,

@@ -33,8 +33,9 @@ const NETWORK_CODES = new Set([
 ]);
 
 // SQLSTATEs of a server that is going away or not accepting yet: admin/crash shutdown, cannot connect now,
-// too many connections, and class 08 (connection exception).
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// too many connections, and class 08 (connection exception). Also 57014, a statement cancelled at its
+// statement_timeout (hub/src/db/database.ts): a server too slow to answer within the bound is away for now.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 
 // node-postgres reports a lost or unusable connection in words only, without a code.
 const PG_CONNECTION_MESSAGES = [
@@ -45,6 +46,8 @@ const PG_CONNECTION_MESSAGES = [
   'timeout exceeded when trying to connect',
   'Connection ended unexpectedly',
   'Cannot use a pool after calling end on the pool',
+  // query_timeout: the server left a query unanswered (paused, or its peer lost); database.ts closes that link.
+  'Query read timeout',
 ];
 
 function codeOf(error: object): unknown {

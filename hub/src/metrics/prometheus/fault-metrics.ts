@@ -57,6 +57,8 @@ export function registerOverdueMonitorsMetric(
     registers: [registry],
     async collect() {
       const counts = await read();
+      // Nothing read yet (the database away since start): the series are left out, not made up.
+      if (counts === undefined) return;
       this.reset();
       for (const { organizationId, overdue } of counts)
         this.set({ organization: organizationId }, overdue.size);

@@ -51,6 +51,8 @@ export function registerMonitorHealthMetrics(
     registers: [registry],
     async collect() {
       const health = await snapshot();
+      // Nothing read yet (the database away since start): the series are left out, not made up.
+      if (health === undefined) return;
       this.reset();
       for (const row of health)
         for (const status of healthStatusSchema.options)
@@ -64,6 +66,8 @@ export function registerMonitorHealthMetrics(
     registers: [registry],
     async collect() {
       const health = await snapshot();
+      // Nothing read yet (the database away since start): the series are left out, not made up.
+      if (health === undefined) return;
       this.reset();
       for (const row of health)
         if (row.runCount > 0) this.set(labelsOf(row), Number((row.successRate / 100).toFixed(4)));

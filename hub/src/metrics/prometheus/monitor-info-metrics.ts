@@ -22,6 +22,8 @@ export function registerMonitorInfoMetrics(registry: Registry, db: Db, now: () =
     registers: [registry],
     async collect() {
       const monitors = await catalog();
+      // Nothing read yet (the database away since start): the series are left out, not made up.
+      if (monitors === undefined) return;
       this.reset();
       for (const m of monitors)
         this.set(

@@ -29,7 +29,10 @@ export function registerQueueDepthMetrics(registry: Registry, db: Db, now: () =>
     labelNames: ['location', 'status'],
     registers: [registry],
     async collect() {
-      const { counts, locations } = await read();
+      const figures = await read();
+      // Nothing read yet (the database away since start): the series are left out, not made up.
+      if (figures === undefined) return;
+      const { counts, locations } = figures;
       this.reset();
       for (const location of locations) for (const status of STATUSES) this.set({ location, status }, 0);
       for (const row of counts) this.set({ location: row.location, status: row.status }, row.count);
