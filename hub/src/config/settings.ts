@@ -4,6 +4,7 @@ import '../contract/zod-messages.js';
 import type { ApiKeyEntry } from '../auth/api-keys.js';
 import { organizationIdSchema, roleSchema } from '../contract/roles.js';
 import { egressSettingsShape } from '../egress/egress-rules.js';
+import { metricsBearerTokenSchema } from '../http/metrics-server.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { InvalidSettingError } from './invalid-setting-error.js';
 import { locationsSetting } from './locations.js';
@@ -54,6 +55,7 @@ const settingsSchema = z
     HOST: optionalString,
     PORT: port(3000),
     METRICS_PORT: port(9464),
+    METRICS_BEARER_TOKEN: metricsBearerTokenSchema,
     DATABASE_URL: optionalString.pipe(
       z
         .string()
