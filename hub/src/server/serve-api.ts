@@ -6,6 +6,7 @@ import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
+import { monitorQuotasOf } from '../monitors/monitor-quotas.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { consoleSettingsOf } from '../console/console-settings.js';
 import { createApp } from './app.js';
@@ -15,6 +16,7 @@ import { createHttpRequestMetrics } from '../metrics/prometheus/http-request-met
 import { registerOverdueMonitorsMetric } from '../metrics/prometheus/fault-metrics.js';
 import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
 import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
+import { registerOrganizationQuotaMetrics } from '../metrics/prometheus/quota-metrics.js';
 import { slackSettingsOf } from '../slack/slack-settings.js';
 import { systemClock } from '../system/clock.js';
 import type { Components } from './components.js';
@@ -65,6 +67,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     registerQueueDepthMetrics(metricsRegistry, components.db);
     registerOverdueMonitorsMetric(metricsRegistry, components.db);
     registerMonitorHealthMetrics(metricsRegistry, { db: components.db, metrics });
+    registerOrganizationQuotaMetrics(metricsRegistry, components.db, monitorQuotasOf(settings));
   }
   const app = createApp({
     db: components.db,
@@ -80,6 +83,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     slack: slackSettingsOf(settings),
     egress: egressPoliciesOf(settings),
     rateLimits: rateLimitSettingsOf(settings),
+    monitorQuotas: monitorQuotasOf(settings),
     console: consoleSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
