@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { InvalidSettingError } from '../../hub/src/config/invalid-setting-error.js';
+import { metricsBearerTokenSchema } from '../../hub/src/http/metrics-server.js';
 import { parseProjectPolicy } from './project-tenancy.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65_535).default(fallback);
@@ -46,6 +47,7 @@ const operatorSettingsSchema = z.object({
   MEERKAT_PUBLIC_URL: z.url().optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
   METRICS_PORT: port(9464),
+  METRICS_BEARER_TOKEN: metricsBearerTokenSchema,
   HEALTH_PORT: port(8081),
   /** `false` only for a single replica run by hand; two replicas without it would both write. */
   OPERATOR_LEADER_ELECTION: z.enum(['true', 'false']).default('true'),

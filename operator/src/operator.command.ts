@@ -55,7 +55,9 @@ export function registerOperatorCommand(program: Command): void {
             }
           : {}),
       });
-      const metrics = await startMetricsServer(registry, settings.METRICS_PORT, settings.HOST);
+      const metrics = await startMetricsServer(registry, settings.METRICS_PORT, settings.HOST, {
+        bearerToken: settings.METRICS_BEARER_TOKEN,
+      });
       const health = await startHealthServer(operator, settings.HEALTH_PORT, settings.HOST);
       log.info({ metrics: metrics.url, health: health.url }, 'operator serving metrics and probes');
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -32,6 +32,11 @@ type Workload = KubeObject & {
 };
 
 const METADATA = ['169.254.0.0/16', 'fd00:ec2::254/128'];
+/** networkPolicy.metricsFrom by default: kube-prometheus-stack's Prometheus Pods. */
+const PROMETHEUS = {
+  namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+  podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+};
 const ciValues = (name: string) => join(chartDir, 'ci', name);
 const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-np-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -110,17 +115,17 @@ describe('NetworkPolicies with the default values', () => {
   it('lets the operator reach the hub’s API and DNS, and nothing else but the Kubernetes API', () => {
     const { spec } = policy(chart, 'meerkat-operator');
     // Only scrapes of its metrics port come in (networkPolicy.metricsFrom).
-    expect(spec.ingress).toEqual([{ ports: [{ port: 'metrics' }], from: [{ namespaceSelector: {} }] }]);
+    expect(spec.ingress).toEqual([{ ports: [{ port: 'metrics' }], from: [PROMETHEUS] }]);
     expect(spec.egress.map((r) => r.ports?.map((p) => p.port))).toEqual([[53, 53], [443, 6443], [3000]]);
   });
 
-  it('admits scrapes on the metrics port from the cluster and API calls from anyone', () => {
+  it('admits scrapes on the metrics port from Prometheus only and API calls from anyone', () => {
     expect(policy(chart, 'meerkat-hub').spec.ingress).toEqual([
       { ports: [{ port: 'http' }] },
-      { ports: [{ port: 'metrics' }], from: [{ namespaceSelector: {} }] },
+      { ports: [{ port: 'metrics' }], from: [PROMETHEUS] },
     ]);
     expect(policy(chart, 'meerkat-worker').spec.ingress).toEqual([
-      { ports: [{ port: 'metrics' }], from: [{ namespaceSelector: {} }] },
+      { ports: [{ port: 'metrics' }], from: [PROMETHEUS] },
     ]);
   });
 });

@@ -47,4 +47,26 @@ describe('the chart with an egress policy', () => {
     expect([judge('default', '10.1.1.1'), judge('default', '172.16.0.1')]).toEqual([false, true]);
     expect([judge('dmz', '10.1.1.1'), judge('dmz', '172.16.0.1')]).toEqual([true, false]);
   });
+
+  it("refuses the release's Services by every name and every process's port, from MEERKAT_ENDPOINTS", () => {
+    const settings = loadSettings(
+      { ...data, EGRESS_ALLOW_CIDRS: '0.0.0.0/0', REDIS_URL: 'redis://r', SECRETS_KEY: 'ab'.repeat(32) },
+      'worker',
+    );
+    const policy = egressPoliciesOf(settings).global;
+    const refused = (target: { host?: string; address?: string }, port: number) =>
+      !policy.evaluate({ ...target, port }).allowed;
+    for (const host of [
+      'meerkat-hub',
+      'meerkat-hub.meerkat',
+      'meerkat-hub.meerkat.svc',
+      'meerkat-hub.meerkat.svc.cluster.local',
+      'meerkat-metrics.meerkat.svc.cluster.local',
+    ])
+      expect(refused({ host }, 9464), host).toBe(true);
+    for (const port of [3000, 9464, 8081])
+      expect(refused({ address: '127.0.0.1' }, port), `${port}`).toBe(true);
+    expect(refused({ address: '127.0.0.1' }, 8080)).toBe(false);
+    expect(refused({ host: 'api.example.com' }, 443)).toBe(false);
+  });
 });

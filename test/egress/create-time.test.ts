@@ -39,6 +39,8 @@ describe('the egress policy when monitors and integrations are saved', () => {
       'egress policy denies metadata.google.internal (rule: default deny metadata host metadata.google.internal)',
     ],
     ['http://127.0.0.1:9464', 'egress policy denies 127.0.0.1 (rule: default deny loopback 127.0.0.0/8)'],
+    // localhost is loopback by definition (RFC 6761): the one name judged by its address before any lookup.
+    ['http://localhost:8080', 'egress policy denies 127.0.0.1 (rule: default deny loopback 127.0.0.0/8)'],
   ])('PUT /monitor answers 400 naming nodes[0].base for %s', async (base, message) => {
     const { status, body } = await saved(
       await hub.request('PUT', '/monitor/denied', { body: monitorWith(base) }),
@@ -53,7 +55,8 @@ describe('the egress policy when monitors and integrations are saved', () => {
   });
 
   it('judges a host name only by the host rules when saved: what it resolves to is judged at run time', async () => {
-    const response = await hub.request('POST', '/monitor', { body: monitorWith('http://localhost:8080') });
+    const base = 'http://resolves-later.example.test:8080';
+    const response = await hub.request('POST', '/monitor', { body: monitorWith(base) });
     expect(response.status).toBe(201);
   });
 

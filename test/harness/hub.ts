@@ -1,5 +1,6 @@
 // Starts the real express app on port 0 against a fresh PostgreSQL database, with API keys for two
 // organizations, so tests talk HTTP to it and then look at the database.
+import type { MonitorQuotas } from '../../hub/src/monitors/monitor-quotas.js';
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -85,6 +86,8 @@ export interface TestHubOptions {
   egress?: EgressPolicies;
   /** The web console's sign-in settings and build folder; api-key sign-in and web/dist when absent. */
   console?: ConsoleSettings;
+  /** What one organization may own; none when absent. */
+  monitorQuotas?: MonitorQuotas;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -124,6 +127,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     ...(options.slack ? { slack: options.slack } : {}),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.console ? { console: options.console } : {}),
+    ...(options.monitorQuotas ? { monitorQuotas: options.monitorQuotas } : {}),
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),

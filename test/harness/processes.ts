@@ -109,13 +109,17 @@ export interface MeerkatDev {
 }
 
 /** `meerkat dev` on free ports with a data folder of its own, ready once it prints its key. */
-export async function startMeerkatDev(env: Record<string, string> = {}): Promise<MeerkatDev> {
+export async function startMeerkatDev(
+  env: Record<string, string> = {},
+  readyTimeoutMs?: number,
+): Promise<MeerkatDev> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meerkat-dev-'));
   const [port, metricsPort] = [await freePort(), await freePort()];
   const process = await startMeerkat(
     ['dev'],
     { MEERKAT_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(metricsPort), ...env },
     /Try: curl .*\n/,
+    readyTimeoutMs,
   );
   return {
     process,
@@ -142,21 +146,33 @@ export interface MeerkatProcess {
 /**
  * Starts meerkat processes side by side, as a deployment runs them, over one environment (DATABASE_URL,
  * REDIS_URL, AUTH_API_KEYS, ...): each on free ports of its own (PORT, METRICS_PORT), on 127.0.0.1, logging at
- * info, with loopback allowed by EGRESS_ALLOW_CIDRS (the targets and receivers of tests listen there).
- * Resolves once all are ready; if any fails to start, stops the others and rejects.
+ * info, with loopback allowed by EGRESS_ALLOW_CIDRS (the targets and receivers of tests listen there), and
+ * every process's ports in MEERKAT_ENDPOINTS, as the chart gives them. Resolves once all are ready; if any fails
+ * to start, stops the others and rejects.
  */
 export async function startMeerkatProcesses(
   env: Record<string, string>,
   processes: Array<{ name: string; args: string[]; ready: RegExp }>,
+  readyTimeoutMs?: number,
 ): Promise<MeerkatProcess[]> {
+  const ports = await Promise.all(processes.map(async () => [await freePort(), await freePort()] as const));
+  const endpoints = ports.flat().map((port) => `127.0.0.1:${port}`);
   const results = await Promise.allSettled(
-    processes.map(async ({ name, args, ready }): Promise<MeerkatProcess> => {
-      const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
-      const ports = { PORT: String(port), METRICS_PORT: String(metricsPort) };
+    processes.map(async ({ name, args, ready }, index): Promise<MeerkatProcess> => {
+      const [port, metricsPort] = ports[index] ?? [0, 0];
       const started = await startMeerkat(
         args,
-        { HOST: '127.0.0.1', LOG_LEVEL: 'info', EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS, ...env, ...ports },
+        {
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS,
+          MEERKAT_ENDPOINTS: endpoints.join(','),
+          ...env,
+          PORT: String(port),
+          METRICS_PORT: String(metricsPort),
+        },
         ready,
+        readyTimeoutMs,
       );
       return {
         name,

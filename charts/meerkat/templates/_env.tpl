@@ -32,6 +32,7 @@ Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
 {{- include "meerkat.secretEnv" (dict "env" "DATABASE_URL" "value" $v.database.url "secret" $v.database.existingSecret "key" $v.database.existingSecretKey "secretName" $own "required" true "hint" "database.url" "secretHint" "database.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "REDIS_URL" "value" $v.redis.url "secret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "secretName" $own "required" true "hint" "redis.url" "secretHint" "redis.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "SECRETS_KEY" "value" $v.secrets.key "secret" $v.secrets.existingSecret "key" $v.secrets.existingSecretKey "secretName" $own "required" true "hint" "secrets.key" "secretHint" "secrets.existingSecret") }}
+{{- include "meerkat.metricsTokenEnv" $root }}
 {{- if eq .component "hub" }}
 {{- include "meerkat.secretEnv" (dict "env" "AUTH_API_KEYS" "value" $v.auth.apiKeys "secret" $v.auth.existingSecret "key" $v.auth.existingSecretKey "secretName" $own "required" (eq $v.auth.mode "api-key") "hint" "auth.apiKeys" "secretHint" "auth.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "SLACK_CLIENT_SECRET" "value" $v.slack.clientSecret "secret" $v.slack.existingSecret "secretName" $own) }}
@@ -45,4 +46,10 @@ Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
 {{- define "meerkat.envFrom" -}}
 - configMapRef:
     name: {{ include "meerkat.fullname" . }}-settings
+{{- end -}}
+
+{{/* METRICS_BEARER_TOKEN, for every process that serves /metrics (docs/security.md); nothing when none is set. */}}
+{{- define "meerkat.metricsTokenEnv" -}}
+{{- $token := .Values.metrics.bearerToken -}}
+{{- include "meerkat.secretEnv" (dict "env" "METRICS_BEARER_TOKEN" "value" $token.token "secret" $token.existingSecret "key" $token.existingSecretKey "secretName" (printf "%s-credentials" (include "meerkat.fullname" .))) }}
 {{- end -}}

@@ -82,3 +82,22 @@ capabilities:
 {{- end -}}
 {{- toJson $locations -}}
 {{- end -}}
+
+{{/*
+MEERKAT_ENDPOINTS (docs/egress.md#meerkats-own-processes): the release's Services by every name a Pod may resolve
+them by, and every port of every process on this host's own addresses, so no monitor, redirect, webhook or SMTP
+connection made on a tenant's behalf reaches Meerkat itself. Comma-joined.
+*/}}
+{{- define "meerkat.ownEndpoints" -}}
+{{- $fullname := include "meerkat.fullname" . -}}
+{{- $entries := list -}}
+{{- range $service := list "hub" "metrics" -}}
+{{- $name := printf "%s-%s" $fullname $service -}}
+{{- $qualified := printf "%s.%s.svc" $name $.Release.Namespace -}}
+{{- $entries = concat $entries (list $name (printf "%s.%s" $name $.Release.Namespace) $qualified (printf "%s.%s" $qualified $.Values.clusterDomain)) -}}
+{{- end -}}
+{{- $ports := list .Values.hub.port .Values.metrics.port -}}
+{{- if .Values.operator.enabled }}{{ $ports = append $ports .Values.operator.healthPort }}{{ end -}}
+{{- range uniq $ports }}{{ $entries = append $entries (printf "localhost:%v" .) }}{{ end -}}
+{{- join "," $entries -}}
+{{- end -}}

@@ -49,12 +49,13 @@ spec:
           ports:
             - name: metrics
               containerPort: {{ $root.Values.metrics.port }}
+          # /healthz of the metrics port needs no METRICS_BEARER_TOKEN, which probes cannot carry.
           livenessProbe:
-            httpGet: { path: /metrics, port: metrics }
+            httpGet: { path: /healthz, port: metrics }
             periodSeconds: 15
             failureThreshold: 4
           readinessProbe:
-            httpGet: { path: /metrics, port: metrics }
+            httpGet: { path: /healthz, port: metrics }
             periodSeconds: 10
           resources:
             {{- toYaml .resources | nindent 12 }}

@@ -45,7 +45,10 @@ export function registerRunnerCommand(program: Command): void {
         runTimeoutMs: settings.RUN_TIMEOUT_MS,
         assertionBudgetMs: settings.ASSERTION_BUDGET_MS,
         // A runner Job listens on nothing, so it has no ports of its own to refuse.
-        egress: createEgressPolicy({ lists: egressListsOf(settings) }),
+        egress: createEgressPolicy({
+          lists: egressListsOf(settings),
+          ownEndpoints: settings.MEERKAT_ENDPOINTS,
+        }),
         log,
       });
     });

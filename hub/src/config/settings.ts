@@ -4,6 +4,8 @@ import '../contract/zod-messages.js';
 import type { ApiKeyEntry } from '../auth/api-keys.js';
 import { organizationIdSchema, roleSchema } from '../contract/roles.js';
 import { egressSettingsShape } from '../egress/egress-rules.js';
+import { metricsBearerTokenSchema } from '../http/metrics-server.js';
+import { monitorQuotaSettingsShape } from '../monitors/monitor-quotas.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { InvalidSettingError } from './invalid-setting-error.js';
 import { locationsSetting } from './locations.js';
@@ -54,6 +56,7 @@ const settingsSchema = z
     HOST: optionalString,
     PORT: port(3000),
     METRICS_PORT: port(9464),
+    METRICS_BEARER_TOKEN: metricsBearerTokenSchema,
     DATABASE_URL: optionalString.pipe(
       z
         .string()
@@ -106,6 +109,7 @@ const settingsSchema = z
     GCP_PROJECT: optionalString,
     LOCATIONS: locationsSetting,
     ...egressSettingsShape,
+    ...monitorQuotaSettingsShape,
     WORKER_CONCURRENCY: workerConcurrencySchema,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
     RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),

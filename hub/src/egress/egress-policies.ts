@@ -7,6 +7,7 @@ import {
   type EgressOverride,
   type EgressSettings,
 } from './egress-rules.js';
+import type { OwnEndpoint } from './own-endpoints.js';
 
 /** The egress policy of each location, and the one of what is not tied to a location (notifications). */
 export interface EgressPolicies {
@@ -22,12 +23,23 @@ export interface EgressPoliciesOptions {
   locations?: ReadonlyArray<{ name: string; egress?: EgressOverride | undefined }>;
   allowLoopback?: boolean;
   ownPorts?: readonly number[];
+  ownEndpoints?: readonly OwnEndpoint[];
 }
 
 const LIST_NAMES = Object.keys(EGRESS_SETTING_OF) as EgressListName[];
 
 export function createEgressPolicies(options: EgressPoliciesOptions): EgressPolicies {
-  const base = { allowLoopback: options.allowLoopback ?? false, ownPorts: options.ownPorts ?? [] };
+  const ownEndpoints = options.ownEndpoints ?? [];
+  const base = {
+    allowLoopback: options.allowLoopback ?? false,
+    ownPorts: options.ownPorts ?? [],
+    ownEndpoints,
+  };
+  // A runner Job is a process of the release too: it is told the same endpoints.
+  const endpointsEnvironment =
+    ownEndpoints.length === 0
+      ? []
+      : [{ name: 'MEERKAT_ENDPOINTS', value: ownEndpoints.map((endpoint) => endpoint.entry).join(',') }];
   const global = createEgressPolicy({ ...base, lists: options.lists });
   const perLocation = new Map<string, { policy: EgressPolicy; lists: EgressLists }>();
   for (const location of options.locations ?? []) {
@@ -45,17 +57,18 @@ export function createEgressPolicies(options: EgressPoliciesOptions): EgressPoli
     forLocation: (name) => perLocation.get(name)?.policy ?? global,
     environmentFor(name) {
       const lists = perLocation.get(name)?.lists ?? options.lists;
-      return LIST_NAMES.flatMap((list) => {
+      const listEnvironment = LIST_NAMES.flatMap((list) => {
         const entries = lists[list] ?? [];
         return entries.length === 0 ? [] : [{ name: EGRESS_SETTING_OF[list], value: entries.join(',') }];
       });
+      return [...listEnvironment, ...endpointsEnvironment];
     },
   };
 }
 
 /**
- * The policies of a process from its settings. Loopback is allowed only in `meerkat dev`; the hub's API and
- * metrics ports are refused on this host's addresses everywhere, so a monitor cannot read the hub itself.
+ * The policies of a process from its settings. Loopback is allowed only in `meerkat dev`; the process's own
+ * ports and every MEERKAT_ENDPOINTS entry are refused everywhere, so a monitor cannot read Meerkat itself.
  */
 export function egressPoliciesOf(
   settings: Readonly<
@@ -72,5 +85,6 @@ export function egressPoliciesOf(
     locations: settings.LOCATIONS,
     allowLoopback: settings.processKind === 'dev',
     ownPorts: [settings.PORT, settings.METRICS_PORT],
+    ownEndpoints: settings.MEERKAT_ENDPOINTS,
   });
 }

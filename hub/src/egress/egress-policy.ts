@@ -1,7 +1,7 @@
-import { networkInterfaces } from 'node:os';
 import type { BlockList } from 'node:net';
 import { EGRESS_SETTING_OF, type EgressListName, type EgressLists } from './egress-rules.js';
 import { addressInList, blockListOf, judgedAddress, type JudgedAddress } from './ip-address.js';
+import { createOwnEndpointCheck, type OwnEndpoint } from './own-endpoints.js';
 
 /** What the policy says about one connection; a refusal names the rule, as the run's error quotes it. */
 export type EgressVerdict = { allowed: true } | { allowed: false; subject: string; rule: string };
@@ -42,6 +42,8 @@ export interface EgressPolicyOptions {
   allowLoopback?: boolean;
   /** The ports this process (or the hub beside it) listens on: refused on this host's own addresses. */
   ownPorts?: readonly number[];
+  /** The endpoints of the release's other processes (MEERKAT_ENDPOINTS): refused like ownPorts, and more. */
+  ownEndpoints?: readonly OwnEndpoint[];
   /** This host's addresses; default every address of its network interfaces. */
   ownAddresses?: readonly string[];
 }
@@ -88,19 +90,8 @@ function configuredRules(options: EgressPolicyOptions, name: EgressListName) {
   return (options.lists?.[name] ?? []).map((entry) => ({ entry, rule: `${source} ${entry}` }));
 }
 
-/** Loopback, "this host" and every interface address: where the hub's own ports answer. */
-function ownAddressList(options: EgressPolicyOptions): BlockList {
-  const interfaces = Object.values(networkInterfaces()).flatMap((addresses) => addresses ?? []);
-  const addresses = options.ownAddresses ?? interfaces.map((entry) => entry.address);
-  const judged = addresses.flatMap((address) => judgedAddress(address) ?? []);
-  return blockListOf(
-    ...LOOPBACK_ADDRESSES.map(([cidr]) => cidr),
-    ...judged.map(({ address, family }) => `${address}/${family === 'ipv4' ? 32 : 128}`),
-  );
-}
-
 /**
- * The egress policy of docs/egress.md. Order: the hub's own ports on this host are always refused; then an allow
+ * The egress policy of docs/egress.md. Order: Meerkat's own endpoints (this process's ports and MEERKAT_ENDPOINTS) are always refused; then an allow
  * rule (a host in EGRESS_ALLOW_HOSTS, an address in EGRESS_ALLOW_CIDRS) lets the connection through, as an
  * exception to every deny; then the deny rules (configured and default) refuse it; anything else is allowed.
  */
@@ -120,8 +111,11 @@ export function createEgressPolicy(options: EgressPolicyOptions = {}): EgressPol
     ...(options.allowLoopback === true ? [] : LOOPBACK_ADDRESSES.map(([cidr, l]) => addressRule(cidr, l))),
     ...addressRules('denyCidrs'),
   ];
-  const ownPorts = new Set(options.ownPorts ?? []);
-  const ownAddresses = ownPorts.size === 0 ? undefined : ownAddressList(options);
+  const ownEndpoint = createOwnEndpointCheck({
+    ownPorts: options.ownPorts ?? [],
+    endpoints: options.ownEndpoints ?? [],
+    ...(options.ownAddresses === undefined ? {} : { ownAddresses: options.ownAddresses }),
+  });
 
   const inRule = (address: JudgedAddress | undefined) => (rule: AddressRule) =>
     address !== undefined && addressInList(rule.list, address);
@@ -131,10 +125,8 @@ export function createEgressPolicy(options: EgressPolicyOptions = {}): EgressPol
       const host = rawHost === undefined ? undefined : normalizeHost(rawHost);
       const address = rawAddress === undefined ? undefined : judgedAddress(rawAddress);
       const subject = rawAddress ?? host ?? '';
-      if (address !== undefined && ownAddresses !== undefined && ownPorts.has(port)) {
-        if (addressInList(ownAddresses, address))
-          return { allowed: false, subject: `${subject} port ${port}`, rule: `the hub's own port ${port}` };
-      }
+      const own = ownEndpoint({ host, address, subject, port });
+      if (own !== undefined) return { allowed: false, ...own };
       if (host !== undefined && allowHosts.some((rule) => hostMatches(rule.pattern, host)))
         return { allowed: true };
       if (allowAddresses.some(inRule(address))) return { allowed: true };

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseCidr } from './ip-address.js';
+import { ownEndpointSchema, type OwnEndpoint } from './own-endpoints.js';
 
 /** The four lists of an egress policy; docs/egress.md says how they combine. */
 export type EgressListName = 'denyCidrs' | 'allowCidrs' | 'denyHosts' | 'allowHosts';
@@ -52,10 +53,12 @@ export const egressSettingsShape = {
   EGRESS_ALLOW_CIDRS: commaSeparated.pipe(z.array(cidrSchema)),
   EGRESS_DENY_HOSTS: commaSeparated.pipe(z.array(hostPatternSchema)),
   EGRESS_ALLOW_HOSTS: commaSeparated.pipe(z.array(hostPatternSchema)),
+  // The release's own processes (own-endpoints.ts): refused before any allow rule.
+  MEERKAT_ENDPOINTS: commaSeparated.pipe(z.array(ownEndpointSchema)),
 };
 export type EgressSettings = {
-  readonly [Name in keyof typeof egressSettingsShape]: string[];
-};
+  readonly [Name in Exclude<keyof typeof egressSettingsShape, 'MEERKAT_ENDPOINTS'>]: string[];
+} & { readonly MEERKAT_ENDPOINTS: readonly OwnEndpoint[] };
 
 /** The lists the EGRESS_* settings hold. */
 export function egressListsOf(settings: EgressSettings): EgressLists {

@@ -1,10 +1,12 @@
 import { isIP } from 'node:net';
 import type { FieldIssue } from '../http/errors.js';
-import { deniedError, type EgressPolicy } from './egress-policy.js';
+import { deniedError, type EgressPolicy, type EgressTarget } from './egress-policy.js';
+import { isLocalhostName } from './own-endpoints.js';
 
 // Create-time checks send nothing and resolve nothing: an address literal is judged as it is, a name only
 // against the host rules. They catch the plain mistakes with a 400 naming the field; what a name resolves to
-// is judged when the connection opens (egress-connector.ts).
+// is judged when the connection opens (egress-connector.ts). The one name known without resolving is
+// `localhost` (RFC 6761): it is judged as the loopback address it always reaches.
 
 /** Why the policy refuses `host:port` at `path`, or undefined when it does not (yet) refuse it. */
 export function egressIssueOfHost(
@@ -13,8 +15,17 @@ export function egressIssueOfHost(
   port: number,
   path: string,
 ): FieldIssue | undefined {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  const verdict = policy.evaluate(isIP(bare) === 0 ? { host: bare, port } : { address: bare, port });
+  const bare = host
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.$/, '');
+  const target: EgressTarget =
+    isIP(bare) !== 0
+      ? { address: bare, port }
+      : isLocalhostName(bare)
+        ? { host: bare, address: '127.0.0.1', port }
+        : { host: bare, port };
+  const verdict = policy.evaluate(target);
   if (verdict.allowed) return undefined;
   return { path, message: deniedError(verdict).message };
 }

@@ -22,6 +22,7 @@ const statusByCode: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  quota_exceeded: 403,
   headers_too_large: 431,
   internal: 500,
   unavailable: 503,

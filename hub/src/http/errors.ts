@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'quota_exceeded'
   | 'headers_too_large'
   | 'internal'
   | 'unavailable';
@@ -90,4 +91,14 @@ export class RateLimitedError extends AppError {
 
 export class UnavailableError extends AppError {
   readonly code = 'unavailable';
+}
+
+/** Over one of the organization's quotas (hub/src/monitors/monitor-quotas.ts): nothing was written. */
+export class QuotaExceededError extends AppError {
+  readonly code = 'quota_exceeded';
+  readonly details: Array<FieldIssue & { quota: string; limit: number }>;
+  constructor(quota: string, limit: number, issue: FieldIssue) {
+    super(`quota ${quota} exceeded (limit ${limit}): ${issue.message}`);
+    this.details = [{ ...issue, quota, limit }];
+  }
 }

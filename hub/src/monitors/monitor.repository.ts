@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
@@ -45,6 +45,23 @@ export async function lockMonitor(
   id: string,
 ): Promise<MonitorRow | undefined> {
   return monitorById(tx, organizationId, id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * How many monitors the organization owns, counted after taking a lock per organization until the transaction
+ * ends, so two creates at once cannot both pass the monitors quota.
+ */
+export async function countMonitorsLocked(
+  tx: Transaction<Database>,
+  organizationId: string,
+): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`monitors:${organizationId}`}))`.execute(tx);
+  const row = await tx
+    .selectFrom('monitors')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export async function findMonitorByIdentity(db: Executor, organizationId: string, identity: MonitorIdentity) {

@@ -16,6 +16,13 @@ import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js
 import type { Clock } from '../system/clock.js';
 import type { MonitorDependant } from './monitor-dependants.js';
 import {
+  checkDefinitionQuotas,
+  checkMonitorCountQuota,
+  NO_MONITOR_QUOTAS,
+  type MonitorQuotas,
+} from './monitor-quotas.js';
+import {
+  countMonitorsLocked,
   deleteMonitorRow,
   findMonitor,
   findMonitorByIdentity,
@@ -41,6 +48,8 @@ export interface MonitorServiceDeps {
   /** What each location may connect to; a `base` it refuses is a 400. Default the built-in denies. */
   egress?: Pick<EgressPolicies, 'forLocation'>;
   dependants?: readonly MonitorDependant[];
+  /** What one organization may own (QUOTA_*); none when absent. */
+  quotas?: MonitorQuotas;
   schemaMigrations?: readonly MonitorSchemaMigration[];
 }
 
@@ -73,6 +82,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   const { db, clock } = deps;
   const dependants = deps.dependants ?? [];
   const migrations = deps.schemaMigrations ?? monitorSchemaMigrations;
+  const quotas = deps.quotas ?? NO_MONITOR_QUOTAS;
 
   function checkLocations(definition: MonitorDefinition): void {
     const unknown = (definition.locations ?? [])
@@ -101,6 +111,8 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     definition: MonitorDefinition,
   ) {
     const existing = await lockMonitor(tx, organizationId, id);
+    if (existing === undefined && quotas.monitors > 0)
+      checkMonitorCountQuota(await countMonitorsLocked(tx, organizationId), quotas);
     const clash = await findMonitorByIdentity(tx, organizationId, identityOf(definition));
     if (clash !== undefined && clash.id !== id) throw identityConflict(clash.id, identityOf(definition));
     if (
@@ -136,6 +148,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   ): Promise<UpsertOutcome> {
     checkLocations(definition);
     checkEgress(definition);
+    checkDefinitionQuotas(definition, quotas);
     try {
       return await db.transaction().execute(async (tx) => {
         const outcome = await upsertInTransaction(tx, organizationId, id, definition);

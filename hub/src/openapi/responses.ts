@@ -15,13 +15,24 @@ export const errorBodySchema = z
         'payload_too_large',
         'unsupported_media_type',
         'rate_limited',
+        'quota_exceeded',
         'headers_too_large',
         'internal',
         'unavailable',
       ])
       .meta({ description: 'Machine-readable code.' }),
     details: z
-      .array(z.object({ path: z.string(), message: z.string() }))
+      .array(
+        z.object({
+          path: z.string(),
+          message: z.string(),
+          quota: z.string().optional().meta({ description: 'With quota_exceeded: the quota exceeded.' }),
+          limit: z
+            .number()
+            .optional()
+            .meta({ description: "With quota_exceeded: the organization's limit." }),
+        }),
+      )
       .optional()
       .meta({ description: 'The failing fields, for validation errors.' }),
   })

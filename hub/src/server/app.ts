@@ -21,6 +21,7 @@ import { createRunService } from '../runs/run.service.js';
 import type { RunQueue } from '../runs/run-queue.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createMonitorService } from '../monitors/monitor.service.js';
+import type { MonitorQuotas } from '../monitors/monitor-quotas.js';
 import { notificationRuleDependant } from '../notifications/rule-sync.js';
 import { scheduleDependant } from '../scheduling/schedule-dependant.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
@@ -80,6 +81,8 @@ export interface AppDeps {
   rateLimits?: RateLimitSettings;
   /** The web console under /ui/ (docs/console.md); api-key sign-in and the default build folder when absent. */
   console?: ConsoleSettings;
+  /** What one organization may own (QUOTA_*); none when absent. */
+  monitorQuotas?: MonitorQuotas;
 }
 
 const BODY_LIMIT = '1mb';
@@ -211,6 +214,7 @@ export function createApp(deps: AppDeps): Express {
         clock,
         locations: deps.locations ?? ['default'],
         egress,
+        ...(deps.monitorQuotas ? { quotas: deps.monitorQuotas } : {}),
         // Synced inside every monitor upsert and delete, here only, so processes and tests keep rules and
         // schedules the same way.
         dependants: [notificationRuleDependant(systemClock), scheduleDependant],

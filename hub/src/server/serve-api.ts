@@ -6,6 +6,7 @@ import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
+import { monitorQuotasOf } from '../monitors/monitor-quotas.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { consoleSettingsOf } from '../console/console-settings.js';
 import { createApp } from './app.js';
@@ -16,6 +17,7 @@ import { registerOverdueMonitorsMetric } from '../metrics/prometheus/fault-metri
 import { registerSlotsMissedMetric } from '../ledger/slots-missed-metric.js';
 import { registerMonitorHealthMetrics } from '../metrics/prometheus/monitor-health-metrics.js';
 import { registerQueueDepthMetrics } from '../metrics/prometheus/queue-depth-metrics.js';
+import { registerOrganizationQuotaMetrics } from '../metrics/prometheus/quota-metrics.js';
 import { slackSettingsOf } from '../slack/slack-settings.js';
 import { systemClock } from '../system/clock.js';
 import type { Components } from './components.js';
@@ -71,6 +73,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
       settings.LOCATIONS.map((location) => location.name),
     );
     registerMonitorHealthMetrics(metricsRegistry, { db: components.db, metrics });
+    registerOrganizationQuotaMetrics(metricsRegistry, components.db, monitorQuotasOf(settings));
   }
   const app = createApp({
     db: components.db,
@@ -86,6 +89,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     slack: slackSettingsOf(settings),
     egress: egressPoliciesOf(settings),
     rateLimits: rateLimitSettingsOf(settings),
+    monitorQuotas: monitorQuotasOf(settings),
     console: consoleSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
