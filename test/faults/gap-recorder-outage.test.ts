@@ -73,7 +73,9 @@ describe('slot gaps recorded through a PostgreSQL outage, counted on a real hub'
     await eventually(
       'the kept gaps written',
       async () =>
-        (await gapTotals(db).catch(() => ({})))['default/skipped_saturated'] === 3 ? true : undefined,
+        (await gapTotals(db).catch((): Record<string, number> => ({})))['default/skipped_saturated'] === 3
+          ? true
+          : undefined,
       30_000,
     );
     const rows = await db
