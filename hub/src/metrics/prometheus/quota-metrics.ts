@@ -26,6 +26,8 @@ export function registerOrganizationQuotaMetrics(
     registers: [registry],
     async collect() {
       const organizations = await read();
+      // No read has answered yet (the database is away since the start): no series rather than a wrong one.
+      if (organizations === undefined) return;
       this.reset();
       for (const { organizationId } of organizations)
         for (const [quota, limit] of limits) this.set({ organization: organizationId, quota }, limit);
@@ -38,6 +40,8 @@ export function registerOrganizationQuotaMetrics(
     registers: [registry],
     async collect() {
       const organizations = await read();
+      // No read has answered yet (the database is away since the start): no series rather than a wrong one.
+      if (organizations === undefined) return;
       this.reset();
       for (const { organizationId, monitors } of organizations)
         this.set({ organization: organizationId, quota: 'monitors' }, monitors);
