@@ -14,6 +14,16 @@ const nodeIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a node id is 1-64 letters, digits, "_", "." or "-"')
   .meta({ description: 'id: required. Unique within the monitor.' });
 
+/** Shared by every node type that can speak TLS. */
+export const verifyTlsSchema = z
+  .boolean()
+  .optional()
+  .meta({
+    description:
+      'verify_tls: optional, default true. With false a certificate that does not verify (self-signed, expired, ' +
+      'another name) is accepted; its facts are still recorded for the certificate assertions to judge.',
+  });
+
 const httpRequestNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
@@ -51,6 +61,7 @@ const httpRequestNodeSchema = z
           'the others are dropped there. Authorization, Cookie, Proxy-Authorization and headers whose value ' +
           'is a $secret are never sent on.',
       }),
+    verify_tls: verifyTlsSchema,
   })
   .meta({ id: 'HttpRequestNode' });
 

@@ -52,7 +52,7 @@ async function sendWithinTimeout(
     context.runSignal.throwIfAborted();
     const response = await probe.observe(() =>
       sendFollowingRedirects(target, node.method, {
-        dispatcher: context.dispatcher,
+        dispatcher: node.verify_tls === false ? context.unverifiedDispatcher() : context.dispatcher,
         signal: controller.signal,
         follow: node.follow_redirects === true,
         safeHeaders: new Set((node.redirect_safe_headers ?? []).map((name) => name.toLowerCase())),
@@ -101,7 +101,9 @@ export async function executeHttpRequest(node: HttpRequestNode, context: StepCon
       ...(body.text === '' ? {} : { excerpt: excerptOf(body.text) }),
     };
     result.timings = timings;
+    if (probe.tls !== undefined) result.tls = probe.tls;
     context.responses.set(node.id, {
+      tls: probe.tls,
       status: response.statusCode,
       headers: response.headers,
       body,

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { EgressPolicy } from '../egress/egress-policy.js';
+import type { TlsFacts } from './tls-facts.js';
 
 /** The error classes of DESIGN.md "Health": the keys of a monitor's `errorDistribution`. */
 export const ERROR_CLASSES = ['assertion', 'timeout', 'connection', 'dns', 'tls', 'http', 'runner'] as const;
@@ -52,6 +53,8 @@ export interface StepResult {
   timings?: StepTimings;
   /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
   redirects?: Array<{ status: number; url: string }>;
+  /** The certificate and protocol of the TLS connection the step used (the last hop's, after redirects). */
+  tls?: TlsFacts;
   assertions?: AssertionOutcome[];
 }
 

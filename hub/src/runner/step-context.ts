@@ -4,6 +4,7 @@ import type { MonitorNode } from '../contract/monitor-definition.js';
 import type { SecretRefContext } from '../secrets/secret-refs.js';
 import type { BodyChecks } from './body-checks.js';
 import type { ReceivedBody } from './response-body.js';
+import type { TlsFacts } from './tls-facts.js';
 
 export type HttpRequestNode = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>;
 export type WaitNode = Extract<MonitorNode, { type: 'WAIT' }>;
@@ -16,6 +17,8 @@ export interface RecordedResponse {
   body: ReceivedBody;
   format: HttpRequestNode['response_format'];
   responseTimeMs: number;
+  /** The facts of the TLS connection the answer came over; absent for plain connections. */
+  tls?: TlsFacts | undefined;
 }
 
 /** Everything the steps of one run share. */
@@ -28,6 +31,8 @@ export interface StepContext {
   responses: Map<string, RecordedResponse>;
   /** The runner's pool; redirects are followed by the step itself (redirect-hops.ts), on the same pool. */
   dispatcher: Dispatcher;
+  /** The pool of nodes with `verify_tls: false`: it accepts certificates that do not verify. */
+  unverifiedDispatcher(): Dispatcher;
   requestTimeoutMs: number;
   maxBodyBytes: number;
   /** The run's JSONPath body assertions, evaluated off the event loop. */
