@@ -34,6 +34,8 @@ function describeNodes(monitor: Monitor): string[] {
       return `  ${node.id}  HTTP_REQUEST  ${node.method} ${text(node.base)}${text(node.path)}`;
     }
     if (node.type === 'WAIT') return `  ${node.id}  WAIT  ${node.duration_ms} ms`;
+    if (node.type === 'TCP_CONNECT')
+      return `  ${node.id}  TCP_CONNECT  ${node.tls === true ? 'tls' : 'tcp'}://${node.host}:${node.port}`;
     return `  ${node.id}  ASSERTION  ${node.assertions.length} assertion(s)`;
   });
 }

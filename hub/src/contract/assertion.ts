@@ -187,4 +187,5 @@ export const TLS_SUBJECTS = [
 /** Which subjects an assertion may read from each node type: what the graph check holds nodes to. */
 export const SUBJECTS_OF_NODE_TYPE: Readonly<Record<string, readonly Assertion['subject'][]>> = {
   HTTP_REQUEST: ['status', 'headers', 'body', 'responseTime', 'text', ...TLS_SUBJECTS],
+  TCP_CONNECT: ['responseTime', 'text', ...TLS_SUBJECTS],
 };

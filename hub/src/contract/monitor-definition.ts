@@ -65,6 +65,52 @@ const httpRequestNodeSchema = z
   })
   .meta({ id: 'HttpRequestNode' });
 
+/** A host name or an address literal (IPv6 without brackets), as the connection is made to it. */
+export const hostSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,253}$/, 'host is a DNS name or an IP address (IPv6 without brackets)');
+
+const portSchema = z.number().int().min(1).max(65_535);
+
+const stepTimeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(120_000)
+  .optional()
+  .meta({ description: 'timeout_ms: optional, default 30000. The whole step, in ms.' });
+
+const tcpConnectNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('TCP_CONNECT'),
+    host: hostSchema.meta({ description: 'host: required. A DNS name or an IP address.' }),
+    port: portSchema.meta({ description: 'port: required. 1 to 65535.' }),
+    tls: z
+      .boolean()
+      .optional()
+      .meta({ description: 'tls: optional, default false. Complete a TLS handshake after connecting.' }),
+    server_name: hostSchema
+      .optional()
+      .meta({ description: 'server_name: optional, default host. The TLS name sent (SNI) and verified.' }),
+    verify_tls: verifyTlsSchema,
+    send: secretOrStringSchema.optional().meta({
+      description: 'send: optional. Text written once connected (UTF-8), e.g. "PING\r\n"; may be a $secret.',
+    }),
+    expect: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({
+        description:
+          'expect: optional. Text the first bytes received must contain: the step reads until it appears ' +
+          '(at most 64 KiB) and fails if the connection ends or times out first.',
+      }),
+    timeout_ms: stepTimeoutSchema,
+  })
+  .meta({ id: 'TcpConnectNode' });
+
 const waitNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
@@ -86,7 +132,12 @@ const assertionNodeSchema = z
   .meta({ id: 'AssertionNode' });
 
 export const nodeSchema = z
-  .discriminatedUnion('type', [httpRequestNodeSchema, waitNodeSchema, assertionNodeSchema])
+  .discriminatedUnion('type', [
+    httpRequestNodeSchema,
+    tcpConnectNodeSchema,
+    waitNodeSchema,
+    assertionNodeSchema,
+  ])
   .meta({ id: 'Node' });
 export type MonitorNode = z.infer<typeof nodeSchema>;
 

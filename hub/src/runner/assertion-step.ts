@@ -59,7 +59,7 @@ function readSubject(
     case 'headers': {
       // undici gives header names in lower case; the comparison of DESIGN.md is case-insensitive.
       const wanted = assertion.headerName.toLowerCase();
-      const entry = Object.entries(response.headers).find(([name]) => name.toLowerCase() === wanted);
+      const entry = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === wanted);
       const value = entry?.[1];
       return Array.isArray(value) ? value.join(', ') : value;
     }

@@ -23,6 +23,7 @@ import {
 } from './run-outcome.js';
 import type { StepContext } from './step-context.js';
 import { describeError, errorClassOfRunEnd, RunCancelledError, RunTimeoutError } from './step-errors.js';
+import { executeTcpConnect } from './tcp-connect-step.js';
 import { executeWait } from './wait-step.js';
 
 export type {
@@ -52,6 +53,8 @@ function executeStep(node: MonitorNode, context: StepContext): Promise<StepResul
   switch (node.type) {
     case 'HTTP_REQUEST':
       return executeHttpRequest(node, context);
+    case 'TCP_CONNECT':
+      return executeTcpConnect(node, context);
     case 'WAIT':
       return executeWait(node, context);
     case 'ASSERTION':
@@ -96,9 +99,10 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
   // Threads start on the first JSONPath assertion, so a runner whose monitors have none never has one.
   const assertionPool = createAssertionPool();
   // undici's connect timeout is set past any request's own, so the request timeout is the one that speaks.
+  const egress = options.egress ?? createEgressPolicy();
   const buildAgent = (verify: boolean) =>
     new Agent({
-      connect: guardedConnector(options.egress ?? createEgressPolicy(), buildTimedConnector, {
+      connect: guardedConnector(egress, buildTimedConnector, {
         timeout: runTimeoutMs + 1_000,
         ...(options.extraCaCertificates === undefined
           ? {}
@@ -135,6 +139,10 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
       responses: new Map(),
       dispatcher,
       unverifiedDispatcher,
+      connections: {
+        egress,
+        extraCaCertificates: options.extraCaCertificates,
+      },
       requestTimeoutMs,
       maxBodyBytes,
       bodyChecks: planBodyChecks(monitor.nodes, {

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { MonitorNode } from '../contract/monitor-definition.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
 import type { TlsFacts } from './tls-facts.js';
 
@@ -36,7 +37,7 @@ export interface AssertionOutcome {
 
 export interface StepResult {
   nodeId: string;
-  type: 'HTTP_REQUEST' | 'WAIT' | 'ASSERTION';
+  type: MonitorNode['type'];
   status: 'passed' | 'failed' | 'skipped';
   /** ISO time the step started; null when it was skipped. */
   startedAt: string | null;
@@ -50,6 +51,8 @@ export interface StepResult {
    * with the run's secret values redacted like every other string of the outcome.
    */
   response?: { status: number; bytes: number; excerpt?: string };
+  /** What a TCP_CONNECT with `expect` read: its size and first 1 KiB, as `response` has. */
+  received?: { bytes: number; excerpt?: string };
   timings?: StepTimings;
   /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
   redirects?: Array<{ status: number; url: string }>;
@@ -86,7 +89,8 @@ export interface MonitorRunnerOptions {
    */
   dispatcher?: Dispatcher;
   /**
-   * The egress policy every connection of the runner's own Agent passes (docs/egress.md); default the built-in
+   * The egress policy every connection of the runner's own Agent, and every connection of a TCP, DNS or gRPC step,
+   * passes (docs/egress.md); default the built-in
    * denies of a production process (link-local, metadata, loopback).
    */
   egress?: EgressPolicy;

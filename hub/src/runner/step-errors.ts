@@ -34,6 +34,20 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/**
+ * A TCP, DNS or gRPC answer the step cannot accept (an `expect` not met, a malformed reply); it carries the class
+ * it counts under, since these protocols have no error codes of their own in Node.
+ */
+export class ProtocolAnswerError extends Error {
+  constructor(
+    message: string,
+    readonly errorClass: ErrorClass,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** A response the node's `response_format` cannot take, or one over the body limit. */
 export class ResponseBodyError extends Error {
   constructor(
@@ -114,6 +128,7 @@ export function classifyStepError(
   }
   const message = describeError(error);
   if (error instanceof RequestTimeoutError) return { errorClass: 'timeout', message };
+  if (error instanceof ProtocolAnswerError) return { errorClass: error.errorClass, message };
   if (error instanceof ResponseBodyError || error instanceof RedirectError)
     return { errorClass: 'http', message };
   for (const link of errorChain(error)) {
