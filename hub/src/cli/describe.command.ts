@@ -36,6 +36,8 @@ function describeNodes(monitor: Monitor): string[] {
     if (node.type === 'WAIT') return `  ${node.id}  WAIT  ${node.duration_ms} ms`;
     if (node.type === 'TCP_CONNECT')
       return `  ${node.id}  TCP_CONNECT  ${node.tls === true ? 'tls' : 'tcp'}://${node.host}:${node.port}`;
+    if (node.type === 'DNS_QUERY')
+      return `  ${node.id}  DNS_QUERY  ${node.record_type} ${node.name}${node.resolver === undefined ? '' : ` @${node.resolver}`}`;
     return `  ${node.id}  ASSERTION  ${node.assertions.length} assertion(s)`;
   });
 }

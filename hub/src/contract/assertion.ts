@@ -133,6 +133,16 @@ const responseTimeAssertionSchema = z
   })
   .meta({ id: 'ResponseTimeAssertion' });
 
+const rcodeAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('rcode'),
+    predicate: binaryPredicateSchema.meta({
+      description: 'The DNS answer code as its name: NOERROR, NXDOMAIN, SERVFAIL, REFUSED...',
+    }),
+  })
+  .meta({ id: 'RcodeAssertion' });
+
 const certificateExpiryAssertionSchema = z
   .strictObject({
     nodeId,
@@ -168,6 +178,7 @@ export const assertionSchema = z
     bodyAssertionSchema,
     responseTimeAssertionSchema,
     textAssertionSchema,
+    rcodeAssertionSchema,
     certificateExpiryAssertionSchema,
     tlsVersionAssertionSchema,
     certificateIssuerAssertionSchema,
@@ -188,4 +199,5 @@ export const TLS_SUBJECTS = [
 export const SUBJECTS_OF_NODE_TYPE: Readonly<Record<string, readonly Assertion['subject'][]>> = {
   HTTP_REQUEST: ['status', 'headers', 'body', 'responseTime', 'text', ...TLS_SUBJECTS],
   TCP_CONNECT: ['responseTime', 'text', ...TLS_SUBJECTS],
+  DNS_QUERY: ['rcode', 'body', 'text', 'responseTime'],
 };

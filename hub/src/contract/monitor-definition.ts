@@ -111,6 +111,34 @@ const tcpConnectNodeSchema = z
   })
   .meta({ id: 'TcpConnectNode' });
 
+const dnsQueryNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('DNS_QUERY'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_*.-]{1,253}$/, 'name is a DNS name')
+      .meta({ description: 'name: required. The name to query, e.g. `api.example.com`.' }),
+    record_type: z
+      .enum(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SRV', 'SOA', 'PTR', 'CAA'])
+      .meta({ description: 'record_type: required. The record type asked for.' }),
+    resolver: hostSchema.optional().meta({
+      description:
+        "resolver: optional. The DNS server's address or name; default the first resolver of the runner's host.",
+    }),
+    resolver_port: portSchema.optional().meta({ description: 'resolver_port: optional, default 53.' }),
+    transport: z
+      .enum(['UDP', 'TCP'])
+      .optional()
+      .meta({ description: 'transport: optional, default UDP. TCP for answers too large for a datagram.' }),
+    recursion_desired: z
+      .boolean()
+      .optional()
+      .meta({ description: 'recursion_desired: optional, default true. The RD flag of the query.' }),
+    timeout_ms: stepTimeoutSchema,
+  })
+  .meta({ id: 'DnsQueryNode' });
+
 const waitNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
@@ -135,6 +163,7 @@ export const nodeSchema = z
   .discriminatedUnion('type', [
     httpRequestNodeSchema,
     tcpConnectNodeSchema,
+    dnsQueryNodeSchema,
     waitNodeSchema,
     assertionNodeSchema,
   ])

@@ -13,6 +13,10 @@ function issueOfNode(policy: EgressPolicy, node: Node, path: string) {
       return typeof node.base === 'string' ? egressIssueOfUrl(policy, node.base, `${path}.base`) : undefined;
     case 'TCP_CONNECT':
       return egressIssueOfHost(policy, node.host, node.port, `${path}.host`);
+    case 'DNS_QUERY':
+      return node.resolver === undefined
+        ? undefined
+        : egressIssueOfHost(policy, node.resolver, node.resolver_port ?? 53, `${path}.resolver`);
     default:
       return undefined;
   }

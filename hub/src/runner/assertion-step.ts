@@ -42,6 +42,8 @@ function readSubject(
 ): unknown {
   const { tls } = response;
   switch (assertion.subject) {
+    case 'rcode':
+      return response.rcode;
     case 'certificateExpiresInDays':
       return tls === undefined ? undefined : daysUntilExpiry(tls, now);
     case 'tlsVersion':

@@ -23,6 +23,7 @@ import {
 } from './run-outcome.js';
 import type { StepContext } from './step-context.js';
 import { describeError, errorClassOfRunEnd, RunCancelledError, RunTimeoutError } from './step-errors.js';
+import { executeDnsQuery } from './dns-query-step.js';
 import { executeTcpConnect } from './tcp-connect-step.js';
 import { executeWait } from './wait-step.js';
 
@@ -55,6 +56,8 @@ function executeStep(node: MonitorNode, context: StepContext): Promise<StepResul
       return executeHttpRequest(node, context);
     case 'TCP_CONNECT':
       return executeTcpConnect(node, context);
+    case 'DNS_QUERY':
+      return executeDnsQuery(node, context);
     case 'WAIT':
       return executeWait(node, context);
     case 'ASSERTION':

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { MonitorNode } from '../contract/monitor-definition.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
+import type { DnsResult } from './dns-answers.js';
 import type { TlsFacts } from './tls-facts.js';
 
 /** The error classes of DESIGN.md "Health": the keys of a monitor's `errorDistribution`. */
@@ -53,6 +54,8 @@ export interface StepResult {
   response?: { status: number; bytes: number; excerpt?: string };
   /** What a TCP_CONNECT with `expect` read: its size and first 1 KiB, as `response` has. */
   received?: { bytes: number; excerpt?: string };
+  /** A DNS_QUERY's answer: its rcode and records. */
+  dns?: DnsResult;
   timings?: StepTimings;
   /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
   redirects?: Array<{ status: number; url: string }>;

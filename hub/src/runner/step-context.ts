@@ -10,6 +10,7 @@ import type { TlsFacts } from './tls-facts.js';
 export type HttpRequestNode = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>;
 export type WaitNode = Extract<MonitorNode, { type: 'WAIT' }>;
 export type TcpConnectNode = Extract<MonitorNode, { type: 'TCP_CONNECT' }>;
+export type DnsQueryNode = Extract<MonitorNode, { type: 'DNS_QUERY' }>;
 export type AssertionNode = Extract<MonitorNode, { type: 'ASSERTION' }>;
 
 /** What a finished HTTP_REQUEST (or TCP, DNS, gRPC step) left for the assertions that name it. */
@@ -23,6 +24,8 @@ export interface RecordedResponse {
   responseTimeMs: number;
   /** The facts of the TLS connection the answer came over; absent for plain connections. */
   tls?: TlsFacts | undefined;
+  /** A DNS answer's code, for `rcode` assertions. */
+  rcode?: string;
 }
 
 /** Everything the steps of one run share. */
