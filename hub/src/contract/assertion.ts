@@ -143,6 +143,16 @@ const rcodeAssertionSchema = z
   })
   .meta({ id: 'RcodeAssertion' });
 
+const servingStatusAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('servingStatus'),
+    predicate: binaryPredicateSchema.meta({
+      description: 'The gRPC health status: SERVING, NOT_SERVING, SERVICE_UNKNOWN or UNKNOWN.',
+    }),
+  })
+  .meta({ id: 'ServingStatusAssertion' });
+
 const certificateExpiryAssertionSchema = z
   .strictObject({
     nodeId,
@@ -179,6 +189,7 @@ export const assertionSchema = z
     responseTimeAssertionSchema,
     textAssertionSchema,
     rcodeAssertionSchema,
+    servingStatusAssertionSchema,
     certificateExpiryAssertionSchema,
     tlsVersionAssertionSchema,
     certificateIssuerAssertionSchema,
@@ -200,4 +211,5 @@ export const SUBJECTS_OF_NODE_TYPE: Readonly<Record<string, readonly Assertion['
   HTTP_REQUEST: ['status', 'headers', 'body', 'responseTime', 'text', ...TLS_SUBJECTS],
   TCP_CONNECT: ['responseTime', 'text', ...TLS_SUBJECTS],
   DNS_QUERY: ['rcode', 'body', 'text', 'responseTime'],
+  GRPC_HEALTH_CHECK: ['servingStatus', 'responseTime', ...TLS_SUBJECTS],
 };

@@ -80,20 +80,30 @@ const stepTimeoutSchema = z
   .optional()
   .meta({ description: 'timeout_ms: optional, default 30000. The whole step, in ms.' });
 
+/** Where a TCP or gRPC node connects. */
+const endpointFields = {
+  host: hostSchema.meta({ description: 'host: required. A DNS name or an IP address.' }),
+  port: portSchema.meta({ description: 'port: required. 1 to 65535.' }),
+};
+
+/** How a TCP or gRPC node names and verifies the server when it speaks TLS. */
+const tlsNameFields = {
+  server_name: hostSchema
+    .optional()
+    .meta({ description: 'server_name: optional, default host. The TLS name sent (SNI) and verified.' }),
+  verify_tls: verifyTlsSchema,
+};
+
 const tcpConnectNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
     type: z.literal('TCP_CONNECT'),
-    host: hostSchema.meta({ description: 'host: required. A DNS name or an IP address.' }),
-    port: portSchema.meta({ description: 'port: required. 1 to 65535.' }),
+    ...endpointFields,
     tls: z
       .boolean()
       .optional()
       .meta({ description: 'tls: optional, default false. Complete a TLS handshake after connecting.' }),
-    server_name: hostSchema
-      .optional()
-      .meta({ description: 'server_name: optional, default host. The TLS name sent (SNI) and verified.' }),
-    verify_tls: verifyTlsSchema,
+    ...tlsNameFields,
     send: secretOrStringSchema.optional().meta({
       description: 'send: optional. Text written once connected (UTF-8), e.g. "PING\r\n"; may be a $secret.',
     }),
@@ -139,6 +149,28 @@ const dnsQueryNodeSchema = z
   })
   .meta({ id: 'DnsQueryNode' });
 
+const grpcHealthCheckNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('GRPC_HEALTH_CHECK'),
+    ...endpointFields,
+    service: z
+      .string()
+      .max(256)
+      .regex(/^[A-Za-z0-9_.-]*$/, 'service is a gRPC service name such as `shop.v1.Cart`')
+      .optional()
+      .meta({
+        description: 'service: optional, default "" (the server as a whole). The service asked about.',
+      }),
+    tls: z
+      .boolean()
+      .optional()
+      .meta({ description: 'tls: optional, default false (cleartext HTTP/2). TLS with ALPN h2.' }),
+    ...tlsNameFields,
+    timeout_ms: stepTimeoutSchema,
+  })
+  .meta({ id: 'GrpcHealthCheckNode' });
+
 const waitNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
@@ -164,6 +196,7 @@ export const nodeSchema = z
     httpRequestNodeSchema,
     tcpConnectNodeSchema,
     dnsQueryNodeSchema,
+    grpcHealthCheckNodeSchema,
     waitNodeSchema,
     assertionNodeSchema,
   ])

@@ -12,6 +12,7 @@ function issueOfNode(policy: EgressPolicy, node: Node, path: string) {
     case 'HTTP_REQUEST':
       return typeof node.base === 'string' ? egressIssueOfUrl(policy, node.base, `${path}.base`) : undefined;
     case 'TCP_CONNECT':
+    case 'GRPC_HEALTH_CHECK':
       return egressIssueOfHost(policy, node.host, node.port, `${path}.host`);
     case 'DNS_QUERY':
       return node.resolver === undefined
@@ -23,7 +24,7 @@ function issueOfNode(policy: EgressPolicy, node: Node, path: string) {
 }
 
 /**
- * The `base` of every HTTP_REQUEST node (the `host` of a TCP node) that the policy of a location the monitor runs
+ * The `base` of every HTTP_REQUEST node (the `host` of a TCP or gRPC node, a DNS node's `resolver`) that the policy of a location the monitor runs
  * in refuses as written (an address literal, a denied name). A `base` that is a `$secret` is known only at run
  * time, where the connection check still applies.
  */

@@ -44,6 +44,8 @@ function readSubject(
   switch (assertion.subject) {
     case 'rcode':
       return response.rcode;
+    case 'servingStatus':
+      return response.servingStatus;
     case 'certificateExpiresInDays':
       return tls === undefined ? undefined : daysUntilExpiry(tls, now);
     case 'tlsVersion':

@@ -9,7 +9,7 @@ import { openConnection, whenSocket } from './open-connection.js';
 import type { StepResult } from './run-outcome.js';
 import { elapsedMs, type DnsQueryNode, type StepContext } from './step-context.js';
 import { stepDeadline, unlessAborted } from './step-deadline.js';
-import { classifyStepError, ProtocolAnswerError } from './step-errors.js';
+import { ProtocolAnswerError, recordStepFailure } from './step-errors.js';
 import { hostPort } from './tcp-connect-step.js';
 
 const DNS_PORT = 53;
@@ -156,11 +156,7 @@ export async function executeDnsQuery(node: DnsQueryNode, context: StepContext):
       rcode: dns.rcode,
     });
   } catch (error) {
-    const { errorClass, message } = classifyStepError(error, context.runSignal);
-    result.status = 'failed';
-    result.errorClass = errorClass;
-    result.error =
-      result.request === undefined ? message : `${result.request.method} ${result.request.url}: ${message}`;
+    recordStepFailure(result, error, context.runSignal);
   } finally {
     deadline.release();
     tcp?.destroy();

@@ -24,6 +24,7 @@ import {
 import type { StepContext } from './step-context.js';
 import { describeError, errorClassOfRunEnd, RunCancelledError, RunTimeoutError } from './step-errors.js';
 import { executeDnsQuery } from './dns-query-step.js';
+import { executeGrpcHealthCheck } from './grpc-health-step.js';
 import { executeTcpConnect } from './tcp-connect-step.js';
 import { executeWait } from './wait-step.js';
 
@@ -58,6 +59,8 @@ function executeStep(node: MonitorNode, context: StepContext): Promise<StepResul
       return executeTcpConnect(node, context);
     case 'DNS_QUERY':
       return executeDnsQuery(node, context);
+    case 'GRPC_HEALTH_CHECK':
+      return executeGrpcHealthCheck(node, context);
     case 'WAIT':
       return executeWait(node, context);
     case 'ASSERTION':

@@ -56,6 +56,8 @@ export interface StepResult {
   received?: { bytes: number; excerpt?: string };
   /** A DNS_QUERY's answer: its rcode and records. */
   dns?: DnsResult;
+  /** A GRPC_HEALTH_CHECK's answer: the gRPC status code and the serving status (`SERVING`, `NOT_SERVING`, ...). */
+  grpc?: { code: number; servingStatus: string };
   timings?: StepTimings;
   /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
   redirects?: Array<{ status: number; url: string }>;

@@ -40,6 +40,7 @@ function describeAnswer(step: StepResult): string {
   if (step.response !== undefined) return ` -> ${step.response.status}, ${step.response.bytes} bytes`;
   if (step.received !== undefined) return ` -> ${step.received.bytes} bytes`;
   if (step.dns !== undefined) return ` -> ${step.dns.rcode}, ${step.dns.answers.length} answer(s)`;
+  if (step.grpc !== undefined) return ` -> ${step.grpc.servingStatus}`;
   return '';
 }
 

@@ -11,6 +11,7 @@ export type HttpRequestNode = Extract<MonitorNode, { type: 'HTTP_REQUEST' }>;
 export type WaitNode = Extract<MonitorNode, { type: 'WAIT' }>;
 export type TcpConnectNode = Extract<MonitorNode, { type: 'TCP_CONNECT' }>;
 export type DnsQueryNode = Extract<MonitorNode, { type: 'DNS_QUERY' }>;
+export type GrpcHealthCheckNode = Extract<MonitorNode, { type: 'GRPC_HEALTH_CHECK' }>;
 export type AssertionNode = Extract<MonitorNode, { type: 'ASSERTION' }>;
 
 /** What a finished HTTP_REQUEST (or TCP, DNS, gRPC step) left for the assertions that name it. */
@@ -26,6 +27,8 @@ export interface RecordedResponse {
   tls?: TlsFacts | undefined;
   /** A DNS answer's code, for `rcode` assertions. */
   rcode?: string;
+  /** A gRPC health answer's status, for `servingStatus` assertions. */
+  servingStatus?: string;
 }
 
 /** Everything the steps of one run share. */

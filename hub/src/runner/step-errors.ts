@@ -116,6 +116,21 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Marks a TCP, DNS or gRPC step failed by `error`: its class, and the message after the step's target (`tcp://
+ * db:5432: connect ECONNREFUSED ...`) when the target was known.
+ */
+export function recordStepFailure(
+  result: { status: string; errorClass?: ErrorClass; error?: string; request?: { url: string } },
+  error: unknown,
+  runSignal: AbortSignal,
+): void {
+  const { errorClass, message } = classifyStepError(error, runSignal);
+  result.status = 'failed';
+  result.errorClass = errorClass;
+  result.error = result.request === undefined ? message : `${result.request.url}: ${message}`;
+}
+
 /** Which DESIGN.md error class a failed step belongs to, and the words that say why. */
 export function classifyStepError(
   error: unknown,

@@ -4,7 +4,7 @@ import { openConnection } from './open-connection.js';
 import type { StepResult } from './run-outcome.js';
 import { elapsedMs, type StepContext, type TcpConnectNode } from './step-context.js';
 import { stepDeadline, unlessAborted } from './step-deadline.js';
-import { classifyStepError, ProtocolAnswerError } from './step-errors.js';
+import { ProtocolAnswerError, recordStepFailure } from './step-errors.js';
 
 /** Bytes a TCP step reads while looking for its `expect`: a banner or a short answer, never a download. */
 const MAX_RECEIVED_BYTES = 64 * 1024;
@@ -125,10 +125,7 @@ export async function executeTcpConnect(node: TcpConnectNode, context: StepConte
   } catch (error) {
     const partial = (error as { received?: Buffer }).received;
     if (partial !== undefined) received = partial;
-    const { errorClass, message } = classifyStepError(error, context.runSignal);
-    result.status = 'failed';
-    result.errorClass = errorClass;
-    result.error = `${result.request?.url}: ${message}`;
+    recordStepFailure(result, error, context.runSignal);
   } finally {
     deadline.release();
     socket?.destroy();
