@@ -199,7 +199,7 @@ export const assertionSchema = z
 export type Assertion = z.infer<typeof assertionSchema>;
 
 /** The subjects that read a connection's TLS facts: any node type that can speak TLS takes them. */
-export const TLS_SUBJECTS = [
+const TLS_SUBJECTS = [
   'certificateExpiresInDays',
   'tlsVersion',
   'certificateIssuer',

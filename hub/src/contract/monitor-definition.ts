@@ -15,7 +15,7 @@ const nodeIdSchema = z
   .meta({ description: 'id: required. Unique within the monitor.' });
 
 /** Shared by every node type that can speak TLS. */
-export const verifyTlsSchema = z
+const verifyTlsSchema = z
   .boolean()
   .optional()
   .meta({
@@ -66,7 +66,7 @@ const httpRequestNodeSchema = z
   .meta({ id: 'HttpRequestNode' });
 
 /** A host name or an address literal (IPv6 without brackets), as the connection is made to it. */
-export const hostSchema = z
+const hostSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{1,253}$/, 'host is a DNS name or an IP address (IPv6 without brackets)');
 
