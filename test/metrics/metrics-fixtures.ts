@@ -26,6 +26,8 @@ export interface KnownRun {
   errorClass?: string;
   environment?: string;
   location?: string;
+  /** The steps the run reports, instead of one HTTP step that passed or failed as `success` says. */
+  steps?: Array<Record<string, unknown>>;
 }
 
 /** Records `run` through the run-result path with `hooks` (the rollups unless told otherwise). */
@@ -53,17 +55,19 @@ export async function recordKnownRun(
     },
   ]);
   const failure = run.success ? [] : [`get: ${run.errorClass ?? 'runner'} failure`];
-  const steps = run.success
-    ? [{ nodeId: 'get', type: 'HTTP_REQUEST', status: 'passed' }]
-    : [
-        {
-          nodeId: 'get',
-          type: 'HTTP_REQUEST',
-          status: 'failed',
-          errorClass: run.errorClass,
-          error: failure[0],
-        },
-      ];
+  const steps =
+    run.steps ??
+    (run.success
+      ? [{ nodeId: 'get', type: 'HTTP_REQUEST', status: 'passed' }]
+      : [
+          {
+            nodeId: 'get',
+            type: 'HTTP_REQUEST',
+            status: 'failed',
+            errorClass: run.errorClass,
+            error: failure[0],
+          },
+        ]);
   await recordRunResult(
     db,
     row!,

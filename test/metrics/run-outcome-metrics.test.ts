@@ -139,3 +139,56 @@ describe('the run series of a monitor, from its creation to its deletion', () =>
 });
 
 const freshLabels = { monitor: 'fresh', location: 'default', environment: 'production', process: 'worker' };
+
+describe('meerkat_tls_cert_not_after_seconds', () => {
+  let hub: TestHub;
+  let registry: ReturnType<typeof createMetricsRegistry>;
+
+  beforeAll(async () => {
+    hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW } });
+    registry = createMetricsRegistry('worker');
+    const catalog = { read: () => listMonitorCatalog(hub.db), locations: testLocations };
+    const hooks = [rollupHook, createRunOutcomeMetrics(registry, catalog)];
+    await seedMonitor(hub, 'tls-1', []);
+    const tlsStep = (earliestNotAfter: string) => ({
+      nodeId: 'get',
+      type: 'HTTP_REQUEST',
+      status: 'passed',
+      tls: { version: 'TLSv1.3', verified: true, earliestNotAfter },
+    });
+    await recordKnownRun(
+      hub.db,
+      'acme',
+      'tls-1',
+      { at: at('11:00'), success: true, durationMs: 20, steps: [tlsStep('2027-01-01T00:00:00.000Z')] },
+      hooks,
+    );
+    // A later run that could not connect has no facts: the last known date stays.
+    await recordKnownRun(
+      hub.db,
+      'acme',
+      'tls-1',
+      { at: at('11:05'), success: false, durationMs: 20, errorClass: 'connection' },
+      hooks,
+    );
+  });
+  afterAll(async () => {
+    await hub.close();
+  });
+
+  it('is the earliest notAfter of the chain per monitor and node, in Unix seconds', async () => {
+    expect(samplesOf(await registry.metrics(), 'meerkat_tls_cert_not_after_seconds')).toEqual([
+      {
+        labels: {
+          organization: 'acme',
+          monitor: 'tls-1',
+          location: 'default',
+          environment: 'production',
+          node: 'get',
+          process: 'worker',
+        },
+        value: Date.parse('2027-01-01T00:00:00.000Z') / 1000,
+      },
+    ]);
+  });
+});

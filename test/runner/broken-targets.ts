@@ -1,12 +1,9 @@
-// Targets that fail below HTTP: a TLS server with a self-signed certificate made by openssl at test time,
+// Targets that fail below HTTP: a TLS server with a self-signed certificate made at test time (test-certificates.ts),
 // a TCP server that answers garbage instead of HTTP, and a port nobody listens on.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { freePort } from '../harness/processes.js';
+import { selfSigned } from './test-certificates.js';
 
 export interface RunningTarget {
   url: string;
@@ -35,42 +32,15 @@ export interface SelfSignedTarget extends RunningTarget {
 
 /** An https server for `localhost` whose certificate no public CA signed. */
 export async function startSelfSignedTarget(): Promise<SelfSignedTarget> {
-  const dir = mkdtempSync(join(tmpdir(), 'meerkat-tls-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    const key = readFileSync(join(dir, 'key.pem'), 'utf8');
-    const certificate = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    const server = createHttpsServer({ key, cert: certificate }, (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"secure":true}');
-    });
-    const close = trackedCloser(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return { url: `https://localhost:${port}`, certificate, close };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { key, cert: certificate } = selfSigned('localhost');
+  const server = createHttpsServer({ key, cert: certificate }, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"secure":true}');
+  });
+  const close = trackedCloser(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `https://localhost:${port}`, certificate, close };
 }
 
 /** A TCP server whose answer is not HTTP at all. */

@@ -34,6 +34,12 @@ function describeNodes(monitor: Monitor): string[] {
       return `  ${node.id}  HTTP_REQUEST  ${node.method} ${text(node.base)}${text(node.path)}`;
     }
     if (node.type === 'WAIT') return `  ${node.id}  WAIT  ${node.duration_ms} ms`;
+    if (node.type === 'TCP_CONNECT')
+      return `  ${node.id}  TCP_CONNECT  ${node.tls === true ? 'tls' : 'tcp'}://${node.host}:${node.port}`;
+    if (node.type === 'DNS_QUERY')
+      return `  ${node.id}  DNS_QUERY  ${node.record_type} ${node.name}${node.resolver === undefined ? '' : ` @${node.resolver}`}`;
+    if (node.type === 'GRPC_HEALTH_CHECK')
+      return `  ${node.id}  GRPC_HEALTH_CHECK  ${node.host}:${node.port} ${node.service ?? ''}`.trimEnd();
     return `  ${node.id}  ASSERTION  ${node.assertions.length} assertion(s)`;
   });
 }

@@ -80,7 +80,18 @@ const nodeId = z
   .string()
   .min(1)
   .max(64)
-  .meta({ description: 'nodeId: required. The HTTP_REQUEST node (an ancestor) whose response is checked.' });
+  .meta({
+    description:
+      'nodeId: required. The node (an ancestor) whose result is checked: an HTTP_REQUEST, or a node type ' +
+      'whose subjects docs/monitors.md lists.',
+  });
+
+/** A predicate on a number the run measured (milliseconds, days, a version): numeric operators or EQUAL. */
+const numericPredicateSchema = (subject: string, unit: string) =>
+  binaryPredicateSchema.refine((p) => typeof p.expected === 'number' && !isTextual(p.operator), {
+    message: `${subject} compares ${unit}: use a numeric operator or EQUAL/NOT_EQUAL with a number`,
+    path: ['operator'],
+  });
 
 const statusAssertionSchema = z
   .strictObject({ nodeId, subject: z.literal('status'), predicate: binaryPredicateSchema })
@@ -118,12 +129,53 @@ const responseTimeAssertionSchema = z
   .strictObject({
     nodeId,
     subject: z.literal('responseTime'),
-    predicate: binaryPredicateSchema.refine((p) => typeof p.expected === 'number' && !isTextual(p.operator), {
-      message: 'responseTime compares milliseconds: use a numeric operator or EQUAL/NOT_EQUAL with a number',
-      path: ['operator'],
-    }),
+    predicate: numericPredicateSchema('responseTime', 'milliseconds'),
   })
   .meta({ id: 'ResponseTimeAssertion' });
+
+const rcodeAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('rcode'),
+    predicate: binaryPredicateSchema.meta({
+      description: 'The DNS answer code as its name: NOERROR, NXDOMAIN, SERVFAIL, REFUSED...',
+    }),
+  })
+  .meta({ id: 'RcodeAssertion' });
+
+const servingStatusAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('servingStatus'),
+    predicate: binaryPredicateSchema.meta({
+      description: 'The gRPC health status: SERVING, NOT_SERVING, SERVICE_UNKNOWN or UNKNOWN.',
+    }),
+  })
+  .meta({ id: 'ServingStatusAssertion' });
+
+const certificateExpiryAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('certificateExpiresInDays'),
+    predicate: numericPredicateSchema('certificateExpiresInDays', 'days'),
+  })
+  .meta({ id: 'CertificateExpiryAssertion' });
+
+const tlsVersionAssertionSchema = z
+  .strictObject({
+    nodeId,
+    subject: z.literal('tlsVersion'),
+    predicate: numericPredicateSchema('tlsVersion', 'versions such as 1.2'),
+  })
+  .meta({ id: 'TlsVersionAssertion' });
+
+const certificateIssuerAssertionSchema = z
+  .strictObject({ nodeId, subject: z.literal('certificateIssuer'), predicate: anyPredicate })
+  .meta({ id: 'CertificateIssuerAssertion' });
+
+const certificateVerifiedAssertionSchema = z
+  .strictObject({ nodeId, subject: z.literal('certificateVerified'), predicate: anyPredicate })
+  .meta({ id: 'CertificateVerifiedAssertion' });
 
 const textAssertionSchema = z
   .strictObject({ nodeId, subject: z.literal('text'), predicate: anyPredicate })
@@ -136,6 +188,28 @@ export const assertionSchema = z
     bodyAssertionSchema,
     responseTimeAssertionSchema,
     textAssertionSchema,
+    rcodeAssertionSchema,
+    servingStatusAssertionSchema,
+    certificateExpiryAssertionSchema,
+    tlsVersionAssertionSchema,
+    certificateIssuerAssertionSchema,
+    certificateVerifiedAssertionSchema,
   ])
   .meta({ id: 'Assertion' });
 export type Assertion = z.infer<typeof assertionSchema>;
+
+/** The subjects that read a connection's TLS facts: any node type that can speak TLS takes them. */
+const TLS_SUBJECTS = [
+  'certificateExpiresInDays',
+  'tlsVersion',
+  'certificateIssuer',
+  'certificateVerified',
+] as const;
+
+/** Which subjects an assertion may read from each node type: what the graph check holds nodes to. */
+export const SUBJECTS_OF_NODE_TYPE: Readonly<Record<string, readonly Assertion['subject'][]>> = {
+  HTTP_REQUEST: ['status', 'headers', 'body', 'responseTime', 'text', ...TLS_SUBJECTS],
+  TCP_CONNECT: ['responseTime', 'text', ...TLS_SUBJECTS],
+  DNS_QUERY: ['rcode', 'body', 'text', 'responseTime'],
+  GRPC_HEALTH_CHECK: ['servingStatus', 'responseTime', ...TLS_SUBJECTS],
+};

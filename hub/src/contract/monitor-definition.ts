@@ -14,6 +14,16 @@ const nodeIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a node id is 1-64 letters, digits, "_", "." or "-"')
   .meta({ description: 'id: required. Unique within the monitor.' });
 
+/** Shared by every node type that can speak TLS. */
+const verifyTlsSchema = z
+  .boolean()
+  .optional()
+  .meta({
+    description:
+      'verify_tls: optional, default true. With false a certificate that does not verify (self-signed, expired, ' +
+      'another name) is accepted; its facts are still recorded for the certificate assertions to judge.',
+  });
+
 const httpRequestNodeSchema = z
   .strictObject({
     id: nodeIdSchema,
@@ -51,8 +61,115 @@ const httpRequestNodeSchema = z
           'the others are dropped there. Authorization, Cookie, Proxy-Authorization and headers whose value ' +
           'is a $secret are never sent on.',
       }),
+    verify_tls: verifyTlsSchema,
   })
   .meta({ id: 'HttpRequestNode' });
+
+/** A host name or an address literal (IPv6 without brackets), as the connection is made to it. */
+const hostSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,253}$/, 'host is a DNS name or an IP address (IPv6 without brackets)');
+
+const portSchema = z.number().int().min(1).max(65_535);
+
+const stepTimeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(120_000)
+  .optional()
+  .meta({ description: 'timeout_ms: optional, default 30000. The whole step, in ms.' });
+
+/** Where a TCP or gRPC node connects. */
+const endpointFields = {
+  host: hostSchema.meta({ description: 'host: required. A DNS name or an IP address.' }),
+  port: portSchema.meta({ description: 'port: required. 1 to 65535.' }),
+};
+
+/** How a TCP or gRPC node names and verifies the server when it speaks TLS. */
+const tlsNameFields = {
+  server_name: hostSchema
+    .optional()
+    .meta({ description: 'server_name: optional, default host. The TLS name sent (SNI) and verified.' }),
+  verify_tls: verifyTlsSchema,
+};
+
+const tcpConnectNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('TCP_CONNECT'),
+    ...endpointFields,
+    tls: z
+      .boolean()
+      .optional()
+      .meta({ description: 'tls: optional, default false. Complete a TLS handshake after connecting.' }),
+    ...tlsNameFields,
+    send: secretOrStringSchema.optional().meta({
+      description: 'send: optional. Text written once connected (UTF-8), e.g. "PING\r\n"; may be a $secret.',
+    }),
+    expect: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({
+        description:
+          'expect: optional. Text the first bytes received must contain: the step reads until it appears ' +
+          '(at most 64 KiB) and fails if the connection ends or times out first.',
+      }),
+    timeout_ms: stepTimeoutSchema,
+  })
+  .meta({ id: 'TcpConnectNode' });
+
+const dnsQueryNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('DNS_QUERY'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_*.-]{1,253}$/, 'name is a DNS name')
+      .meta({ description: 'name: required. The name to query, e.g. `api.example.com`.' }),
+    record_type: z
+      .enum(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SRV', 'SOA', 'PTR', 'CAA'])
+      .meta({ description: 'record_type: required. The record type asked for.' }),
+    resolver: hostSchema.optional().meta({
+      description:
+        "resolver: optional. The DNS server's address or name; default the first resolver of the runner's host.",
+    }),
+    resolver_port: portSchema.optional().meta({ description: 'resolver_port: optional, default 53.' }),
+    transport: z
+      .enum(['UDP', 'TCP'])
+      .optional()
+      .meta({ description: 'transport: optional, default UDP. TCP for answers too large for a datagram.' }),
+    recursion_desired: z
+      .boolean()
+      .optional()
+      .meta({ description: 'recursion_desired: optional, default true. The RD flag of the query.' }),
+    timeout_ms: stepTimeoutSchema,
+  })
+  .meta({ id: 'DnsQueryNode' });
+
+const grpcHealthCheckNodeSchema = z
+  .strictObject({
+    id: nodeIdSchema,
+    type: z.literal('GRPC_HEALTH_CHECK'),
+    ...endpointFields,
+    service: z
+      .string()
+      .max(256)
+      .regex(/^[A-Za-z0-9_.-]*$/, 'service is a gRPC service name such as `shop.v1.Cart`')
+      .optional()
+      .meta({
+        description: 'service: optional, default "" (the server as a whole). The service asked about.',
+      }),
+    tls: z
+      .boolean()
+      .optional()
+      .meta({ description: 'tls: optional, default false (cleartext HTTP/2). TLS with ALPN h2.' }),
+    ...tlsNameFields,
+    timeout_ms: stepTimeoutSchema,
+  })
+  .meta({ id: 'GrpcHealthCheckNode' });
 
 const waitNodeSchema = z
   .strictObject({
@@ -75,7 +192,14 @@ const assertionNodeSchema = z
   .meta({ id: 'AssertionNode' });
 
 export const nodeSchema = z
-  .discriminatedUnion('type', [httpRequestNodeSchema, waitNodeSchema, assertionNodeSchema])
+  .discriminatedUnion('type', [
+    httpRequestNodeSchema,
+    tcpConnectNodeSchema,
+    dnsQueryNodeSchema,
+    grpcHealthCheckNodeSchema,
+    waitNodeSchema,
+    assertionNodeSchema,
+  ])
   .meta({ id: 'Node' });
 export type MonitorNode = z.infer<typeof nodeSchema>;
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Assertion } from './assertion.js';
+import { SUBJECTS_OF_NODE_TYPE, type Assertion } from './assertion.js';
 
 interface GraphShape {
   nodes: Array<{ id: string; type: string; assertions?: Assertion[] }>;
@@ -8,7 +8,8 @@ interface GraphShape {
 
 /**
  * The checks one node or edge cannot make alone: unique ids, edges between existing nodes, no cycle, and
- * assertions that name an HTTP_REQUEST node which runs before them. Each issue names the exact field.
+ * assertions that name a node which runs before them, on a subject that node's type has. Each issue names the
+ * exact field.
  */
 export function checkMonitorGraph(monitor: GraphShape, ctx: z.RefinementCtx): void {
   const firstIndex = new Map<string, number>();
@@ -71,16 +72,23 @@ export function checkMonitorGraph(monitor: GraphShape, ctx: z.RefinementCtx): vo
     const ancestors = ancestorsOf(node.id, predecessors);
     (node.assertions ?? []).forEach((assertion, assertionIndex) => {
       const target = assertion.nodeId;
+      const type = typeOf.get(target);
+      const subjects = type === undefined ? undefined : SUBJECTS_OF_NODE_TYPE[type];
+      const path = ['nodes', nodeIndex, 'assertions', assertionIndex];
       let problem: string | undefined;
-      if (typeOf.get(target) !== 'HTTP_REQUEST')
-        problem = `"${target}" is not an HTTP_REQUEST node of this monitor`;
+      if (subjects === undefined)
+        problem =
+          `"${target}" is not an HTTP_REQUEST node of this monitor, nor another node whose result ` +
+          `assertions check (${Object.keys(SUBJECTS_OF_NODE_TYPE).join(', ')})`;
       else if (!ancestors.has(target))
         problem = `"${target}" must run before this assertion: add an edge path from it to "${node.id}"`;
       if (problem !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [...path, 'nodeId'], message: problem });
+      } else if (subjects !== undefined && !subjects.includes(assertion.subject)) {
         ctx.addIssue({
           code: 'custom',
-          path: ['nodes', nodeIndex, 'assertions', assertionIndex, 'nodeId'],
-          message: problem,
+          path: [...path, 'subject'],
+          message: `a ${type} node has no subject "${assertion.subject}" (it has ${subjects.join(', ')})`,
         });
       }
     });

@@ -63,6 +63,27 @@ export function guardConnect<T>(
 }
 
 /**
+ * The address to send datagrams to `host:port` (a DNS resolver a monitor names), judged as a connection is: the
+ * name or literal first, then every address the name resolves to. Rejects with the EgressDeniedError.
+ */
+export function lookupUnderEgress(
+  policy: EgressPolicy,
+  host: string,
+  port: number,
+): Promise<{ address: string; family: number }> {
+  return new Promise((resolve, reject) => {
+    const lookup = egressLookup(policy);
+    const guarded = guardConnect(policy, host, port, () => {
+      if (isIP(host) !== 0) return resolve({ address: host, family: isIP(host) });
+      lookup(host, {}, (error, address, family) =>
+        error ? reject(error) : resolve({ address: address as string, family: family ?? 4 }),
+      );
+    });
+    if ('denied' in guarded) reject(guarded.denied);
+  });
+}
+
+/**
  * An undici connector under the egress policy: `build` (undici's buildConnector, or the runner's timed one)
  * gets the policy's `lookup` hook, and each connection's host is checked before it starts.
  */

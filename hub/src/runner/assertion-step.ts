@@ -4,6 +4,7 @@ import type { BodyAssertion } from './body-checks.js';
 import type { AssertionOutcome, StepResult } from './run-outcome.js';
 import { elapsedMs, type AssertionNode, type RecordedResponse, type StepContext } from './step-context.js';
 import { errorClassOfRunEnd } from './step-errors.js';
+import { daysUntilExpiry, tlsVersionNumber } from './tls-facts.js';
 
 /**
  * An assertion as evaluated, before its message is written: messages quote actual values, so they are only
@@ -29,12 +30,30 @@ async function judge(
   context: StepContext,
 ): Promise<{ actual: unknown; verdict: Verdict }> {
   if (assertion.subject === 'body') return judgeBody(assertion, response, context);
-  const actual = readSubject(assertion, response);
+  const actual = readSubject(assertion, response, context.now());
   return { actual, verdict: applyPredicate(assertion.predicate, actual) };
 }
 
-function readSubject(assertion: Exclude<Assertion, BodyAssertion>, response: RecordedResponse): unknown {
+/** A TLS subject of a plain connection reads nothing: its predicate fails unless it expects absence. */
+function readSubject(
+  assertion: Exclude<Assertion, BodyAssertion>,
+  response: RecordedResponse,
+  now: Date,
+): unknown {
+  const { tls } = response;
   switch (assertion.subject) {
+    case 'rcode':
+      return response.rcode;
+    case 'servingStatus':
+      return response.servingStatus;
+    case 'certificateExpiresInDays':
+      return tls === undefined ? undefined : daysUntilExpiry(tls, now);
+    case 'tlsVersion':
+      return tls === undefined ? undefined : tlsVersionNumber(tls.version);
+    case 'certificateIssuer':
+      return tls?.issuer;
+    case 'certificateVerified':
+      return tls?.verified;
     case 'status':
       return response.status;
     case 'responseTime':
@@ -44,7 +63,7 @@ function readSubject(assertion: Exclude<Assertion, BodyAssertion>, response: Rec
     case 'headers': {
       // undici gives header names in lower case; the comparison of DESIGN.md is case-insensitive.
       const wanted = assertion.headerName.toLowerCase();
-      const entry = Object.entries(response.headers).find(([name]) => name.toLowerCase() === wanted);
+      const entry = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === wanted);
       const value = entry?.[1];
       return Array.isArray(value) ? value.join(', ') : value;
     }

@@ -5,6 +5,7 @@ import { receiveBody } from './response-body.js';
 import { resolveRequestTarget, type RequestTarget } from './request-target.js';
 import type { StepResult } from './run-outcome.js';
 import { elapsedMs, type HttpRequestNode, type StepContext } from './step-context.js';
+import { unlessAborted } from './step-deadline.js';
 import { classifyStepError, RequestTimeoutError, ResponseBodyError } from './step-errors.js';
 
 /** Characters of a response body a run keeps, so its page can show what came back. */
@@ -16,16 +17,6 @@ const EXCERPT_CHARS = 1024;
  */
 function excerptOf(text: string): string {
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
-}
-
-/** Resolves with `promise`, or rejects with the signal's reason as soon as it aborts (a store read cannot be). */
-function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**
@@ -52,7 +43,7 @@ async function sendWithinTimeout(
     context.runSignal.throwIfAborted();
     const response = await probe.observe(() =>
       sendFollowingRedirects(target, node.method, {
-        dispatcher: context.dispatcher,
+        dispatcher: node.verify_tls === false ? context.unverifiedDispatcher() : context.dispatcher,
         signal: controller.signal,
         follow: node.follow_redirects === true,
         safeHeaders: new Set((node.redirect_safe_headers ?? []).map((name) => name.toLowerCase())),
@@ -101,7 +92,9 @@ export async function executeHttpRequest(node: HttpRequestNode, context: StepCon
       ...(body.text === '' ? {} : { excerpt: excerptOf(body.text) }),
     };
     result.timings = timings;
+    if (probe.tls !== undefined) result.tls = probe.tls;
     context.responses.set(node.id, {
+      tls: probe.tls,
       status: response.statusCode,
       headers: response.headers,
       body,

@@ -23,6 +23,9 @@ import {
 } from './run-outcome.js';
 import type { StepContext } from './step-context.js';
 import { describeError, errorClassOfRunEnd, RunCancelledError, RunTimeoutError } from './step-errors.js';
+import { executeDnsQuery } from './dns-query-step.js';
+import { executeGrpcHealthCheck } from './grpc-health-step.js';
+import { executeTcpConnect } from './tcp-connect-step.js';
 import { executeWait } from './wait-step.js';
 
 export type {
@@ -52,6 +55,12 @@ function executeStep(node: MonitorNode, context: StepContext): Promise<StepResul
   switch (node.type) {
     case 'HTTP_REQUEST':
       return executeHttpRequest(node, context);
+    case 'TCP_CONNECT':
+      return executeTcpConnect(node, context);
+    case 'DNS_QUERY':
+      return executeDnsQuery(node, context);
+    case 'GRPC_HEALTH_CHECK':
+      return executeGrpcHealthCheck(node, context);
     case 'WAIT':
       return executeWait(node, context);
     case 'ASSERTION':
@@ -96,18 +105,23 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
   // Threads start on the first JSONPath assertion, so a runner whose monitors have none never has one.
   const assertionPool = createAssertionPool();
   // undici's connect timeout is set past any request's own, so the request timeout is the one that speaks.
-  const ownAgent =
-    options.dispatcher === undefined
-      ? new Agent({
-          connect: guardedConnector(options.egress ?? createEgressPolicy(), buildTimedConnector, {
-            timeout: runTimeoutMs + 1_000,
-            ...(options.extraCaCertificates === undefined
-              ? {}
-              : { ca: [...rootCertificates, ...options.extraCaCertificates] }),
-          }),
-        })
-      : undefined;
+  const egress = options.egress ?? createEgressPolicy();
+  const buildAgent = (verify: boolean) =>
+    new Agent({
+      connect: guardedConnector(egress, buildTimedConnector, {
+        timeout: runTimeoutMs + 1_000,
+        ...(options.extraCaCertificates === undefined
+          ? {}
+          : { ca: [...rootCertificates, ...options.extraCaCertificates] }),
+        ...(verify ? {} : { rejectUnauthorized: false }),
+      }),
+    });
+  const ownAgent = options.dispatcher === undefined ? buildAgent(true) : undefined;
   const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
+  // A pool of its own, made on the first `verify_tls: false` node: a connection that skipped verification is
+  // never reused by a node that asks for it.
+  let unverifiedAgent: Agent | undefined;
+  const unverifiedDispatcher = () => options.dispatcher ?? (unverifiedAgent ??= buildAgent(false));
   const releaseObserver = ownAgent === undefined ? () => undefined : observeUndiciRequests();
 
   async function run(monitor: MonitorDefinition, context: RunContext): Promise<RunOutcome> {
@@ -130,6 +144,11 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
       secretValues: new Set(),
       responses: new Map(),
       dispatcher,
+      unverifiedDispatcher,
+      connections: {
+        egress,
+        extraCaCertificates: options.extraCaCertificates,
+      },
       requestTimeoutMs,
       maxBodyBytes,
       bodyChecks: planBodyChecks(monitor.nodes, {
@@ -165,7 +184,7 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
     run,
     async close() {
       releaseObserver();
-      await Promise.all([ownAgent?.close(), assertionPool.close()]);
+      await Promise.all([ownAgent?.close(), unverifiedAgent?.close(), assertionPool.close()]);
     },
   };
 }

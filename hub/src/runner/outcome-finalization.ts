@@ -88,6 +88,8 @@ function finalizeStep(step: StepResult, redact: Redactor): StepResult {
   if (step.request !== undefined) final.request = { ...step.request, url: redact.text(step.request.url) };
   if (step.response?.excerpt !== undefined)
     final.response = { ...step.response, excerpt: redact.message(step.response.excerpt) };
+  if (step.received?.excerpt !== undefined)
+    final.received = { ...step.received, excerpt: redact.message(step.received.excerpt) };
   if (step.redirects !== undefined)
     final.redirects = step.redirects.map((hop) => ({ ...hop, url: redact.text(hop.url) }));
   if (step.assertions !== undefined)

@@ -3,6 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import type { StepTimings } from './run-outcome.js';
+import { readTlsFacts, type TlsFacts } from './tls-facts.js';
 
 // How timings are taken. A connection's phases are measured by the runner's connector from socket events
 // (lookup, connect, secureConnect). Which connection served which request is learned from undici's diagnostics
@@ -16,6 +17,8 @@ interface ConnectionTimings {
   connectedAt?: number;
   secureAt?: number;
   requestsServed: number;
+  /** Read once the handshake is done; every request the connection serves reports them. */
+  tls?: TlsFacts | undefined;
 }
 
 const connectionTimings = new WeakMap<Socket, ConnectionTimings>();
@@ -28,6 +31,8 @@ export class RequestProbe {
   headersAt: number | undefined;
   private socketAssigned = false;
   private readonly newConnections: ConnectionTimings[] = [];
+  /** The TLS facts of the connection the last request (after redirects, the final one) went over. */
+  tls: TlsFacts | undefined;
 
   /** Runs `send` so that the undici requests it makes report to this probe. */
   observe<T>(send: () => Promise<T>): Promise<T> {
@@ -37,6 +42,7 @@ export class RequestProbe {
   onSocket(socket: Socket): void {
     this.socketAssigned = true;
     const connection = connectionTimings.get(socket);
+    this.tls = connection?.tls;
     if (connection !== undefined && connection.requestsServed++ === 0) this.newConnections.push(connection);
   }
 
@@ -109,6 +115,7 @@ export function buildTimedConnector(options: buildConnector.BuildOptions): build
       if (args[0] === null) {
         // Registered before undici's callback runs, so the request about to be written finds it.
         connection.connectedAt ??= performance.now();
+        if ('encrypted' in args[1]) connection.tls = readTlsFacts(args[1]);
         connectionTimings.set(args[1], connection);
       }
       callback(...args);

@@ -1,5 +1,8 @@
 import type { Dispatcher } from 'undici';
+import type { MonitorNode } from '../contract/monitor-definition.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
+import type { DnsResult } from './dns-answers.js';
+import type { TlsFacts } from './tls-facts.js';
 
 /** The error classes of DESIGN.md "Health": the keys of a monitor's `errorDistribution`. */
 export const ERROR_CLASSES = ['assertion', 'timeout', 'connection', 'dns', 'tls', 'http', 'runner'] as const;
@@ -35,7 +38,7 @@ export interface AssertionOutcome {
 
 export interface StepResult {
   nodeId: string;
-  type: 'HTTP_REQUEST' | 'WAIT' | 'ASSERTION';
+  type: MonitorNode['type'];
   status: 'passed' | 'failed' | 'skipped';
   /** ISO time the step started; null when it was skipped. */
   startedAt: string | null;
@@ -49,9 +52,17 @@ export interface StepResult {
    * with the run's secret values redacted like every other string of the outcome.
    */
   response?: { status: number; bytes: number; excerpt?: string };
+  /** What a TCP_CONNECT with `expect` read: its size and first 1 KiB, as `response` has. */
+  received?: { bytes: number; excerpt?: string };
+  /** A DNS_QUERY's answer: its rcode and records. */
+  dns?: DnsResult;
+  /** A GRPC_HEALTH_CHECK's answer: the gRPC status code and the serving status (`SERVING`, `NOT_SERVING`, ...). */
+  grpc?: { code: number; servingStatus: string };
   timings?: StepTimings;
   /** The redirects a `follow_redirects` request followed, in order: each answer's status and where it led. */
   redirects?: Array<{ status: number; url: string }>;
+  /** The certificate and protocol of the TLS connection the step used (the last hop's, after redirects). */
+  tls?: TlsFacts;
   assertions?: AssertionOutcome[];
 }
 
@@ -83,7 +94,8 @@ export interface MonitorRunnerOptions {
    */
   dispatcher?: Dispatcher;
   /**
-   * The egress policy every connection of the runner's own Agent passes (docs/egress.md); default the built-in
+   * The egress policy every connection of the runner's own Agent, and every connection of a TCP, DNS or gRPC step,
+   * passes (docs/egress.md); default the built-in
    * denies of a production process (link-local, metadata, loopback).
    */
   egress?: EgressPolicy;

@@ -22,16 +22,26 @@ function describeStep(step: StepResult): string {
     return `${step.error ?? step.status}${errorClass}`;
   }
   switch (step.type) {
-    case 'HTTP_REQUEST': {
-      const { method, url } = step.request ?? { method: '?', url: '?' };
-      const answer = step.response ? ` -> ${step.response.status}, ${step.response.bytes} bytes` : '';
-      return `${method} ${url}${answer} in ${step.timings ? describeTimings(step.timings) : '?'}`;
-    }
     case 'WAIT':
       return `waited ${step.durationMs ?? 0} ms`;
     case 'ASSERTION':
       return `${step.assertions?.length ?? 0} assertion(s) passed`;
+    default: {
+      const { method, url } = step.request ?? { method: '?', url: '?' };
+      const tls =
+        step.tls === undefined ? '' : `, ${step.tls.version}, certificate until ${step.tls.earliestNotAfter}`;
+      return `${method} ${url}${describeAnswer(step)} in ${step.timings ? describeTimings(step.timings) : '?'}${tls}`;
+    }
   }
+}
+
+/** What came back, by step type: an HTTP status, the bytes a TCP step read, a DNS rcode, a serving status. */
+function describeAnswer(step: StepResult): string {
+  if (step.response !== undefined) return ` -> ${step.response.status}, ${step.response.bytes} bytes`;
+  if (step.received !== undefined) return ` -> ${step.received.bytes} bytes`;
+  if (step.dns !== undefined) return ` -> ${step.dns.rcode}, ${step.dns.answers.length} answer(s)`;
+  if (step.grpc !== undefined) return ` -> ${step.grpc.servingStatus}`;
+  return '';
 }
 
 function seconds(ms: number): string {

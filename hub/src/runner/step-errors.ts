@@ -34,6 +34,20 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/**
+ * A TCP, DNS or gRPC answer the step cannot accept (an `expect` not met, a malformed reply); it carries the class
+ * it counts under, since these protocols have no error codes of their own in Node.
+ */
+export class ProtocolAnswerError extends Error {
+  constructor(
+    message: string,
+    readonly errorClass: ErrorClass,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** A response the node's `response_format` cannot take, or one over the body limit. */
 export class ResponseBodyError extends Error {
   constructor(
@@ -102,6 +116,21 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Marks a TCP, DNS or gRPC step failed by `error`: its class, and the message after the step's target (`tcp://
+ * db:5432: connect ECONNREFUSED ...`) when the target was known.
+ */
+export function recordStepFailure(
+  result: { status: string; errorClass?: ErrorClass; error?: string; request?: { url: string } },
+  error: unknown,
+  runSignal: AbortSignal,
+): void {
+  const { errorClass, message } = classifyStepError(error, runSignal);
+  result.status = 'failed';
+  result.errorClass = errorClass;
+  result.error = result.request === undefined ? message : `${result.request.url}: ${message}`;
+}
+
 /** Which DESIGN.md error class a failed step belongs to, and the words that say why. */
 export function classifyStepError(
   error: unknown,
@@ -114,6 +143,7 @@ export function classifyStepError(
   }
   const message = describeError(error);
   if (error instanceof RequestTimeoutError) return { errorClass: 'timeout', message };
+  if (error instanceof ProtocolAnswerError) return { errorClass: error.errorClass, message };
   if (error instanceof ResponseBodyError || error instanceof RedirectError)
     return { errorClass: 'http', message };
   for (const link of errorChain(error)) {

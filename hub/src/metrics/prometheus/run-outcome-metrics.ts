@@ -5,6 +5,7 @@ import { errorClassOfRun } from '../run-error-class.js';
 import { cachedRead } from './cached-read.js';
 import { METRIC_PREFIX } from '../../system/metrics-registry.js';
 import type { CatalogMonitor } from './monitor-catalog.repository.js';
+import { createTlsExpiryGauge } from './tls-expiry-gauge.js';
 
 // Seconds, from 5 ms (a fast API answers within 10 ms from the same cluster) to 2 minutes (the default run
 // timeout).
@@ -63,6 +64,8 @@ export function createRunOutcomeMetrics(
     collect: () => syncWithCatalog(),
   });
 
+  const tlsExpiry = createTlsExpiryGauge(registry);
+
   // Every label set with series here, and when a run last touched it.
   const tracked = new Map<string, { labels: RunLabels; touchedAt: number }>();
   const ensure = (labels: RunLabels, touchedAt: number) => {
@@ -79,6 +82,7 @@ export function createRunOutcomeMetrics(
     for (const outcome of OUTCOMES) runs.remove({ ...labels, outcome });
     for (const error_class of ERROR_CLASSES) failures.remove({ ...labels, error_class });
     durations.remove(labels);
+    tlsExpiry.remove(labels);
     tracked.delete(seriesKeyOf(labels));
   };
 
@@ -129,6 +133,7 @@ export function createRunOutcomeMetrics(
         runs.inc({ ...labels, outcome: run.success === true ? 'success' : 'failure' });
         if (run.success !== true) failures.inc({ ...labels, error_class: errorClassOfRun(run.steps) });
         if (run.duration_ms !== null) durations.observe(labels, run.duration_ms / 1000);
+        tlsExpiry.record(labels, run.steps);
       }
       return Promise.resolve();
     },
