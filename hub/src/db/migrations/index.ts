@@ -10,6 +10,7 @@ import * as monitorLatestRuns from './0008-monitor-latest-runs.js';
 import * as partitionedRuns from './0009-partitioned-runs.js';
 import * as statusPages from './0010-status-pages.js';
 import * as partitionedMinuteRollups from './0011-partitioned-minute-rollups.js';
+import * as silencesAndMaintenance from './0014-silences-and-maintenance.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009-partitioned-runs': partitionedRuns,
   '0010-status-pages': statusPages,
   '0011-partitioned-minute-rollups': partitionedMinuteRollups,
+  '0014-silences-and-maintenance': silencesAndMaintenance,
 };
