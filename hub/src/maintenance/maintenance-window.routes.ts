@@ -65,7 +65,7 @@ export const maintenanceWindowPaths: ZodOpenApiPathsObject = {
       requestParams: { path: windowNameParams },
       responses: {
         '200': jsonResponse('The window.', dataOf(maintenanceWindowSchema)),
-        ...errorResponses(404),
+        ...errorResponses(400, 404),
       },
     },
     put: {
@@ -83,7 +83,7 @@ export const maintenanceWindowPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Delete a maintenance window',
       requestParams: { path: windowNameParams },
-      responses: { '204': { description: 'Deleted.' }, ...errorResponses(404) },
+      responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404) },
     },
   },
 };

@@ -74,7 +74,7 @@ export const silencePaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Read a silence',
       requestParams: { path: silenceIdParams },
-      responses: { '200': jsonResponse('The silence.', dataOf(silenceSchema)), ...errorResponses(404) },
+      responses: { '200': jsonResponse('The silence.', dataOf(silenceSchema)), ...errorResponses(400, 404) },
     },
     delete: {
       tags,
@@ -82,7 +82,7 @@ export const silencePaths: ZodOpenApiPathsObject = {
       requestParams: { path: silenceIdParams },
       responses: {
         '200': jsonResponse('The silence, expired.', dataOf(silenceSchema)),
-        ...errorResponses(404),
+        ...errorResponses(400, 404),
       },
     },
   },
