@@ -24,7 +24,7 @@ export const matcherSchema = z
 export type Matcher = z.infer<typeof matcherSchema>;
 
 /** Every matcher must match (AND); values of one matcher are alternatives (OR). */
-export const matchersSchema = z
+const matchersSchema = z
   .array(matcherSchema)
   .min(1)
   .max(20)

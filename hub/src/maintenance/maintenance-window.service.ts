@@ -43,7 +43,7 @@ const occurrenceJson = (occurrence: Occurrence | undefined) =>
     ? null
     : { start: occurrence.start.toISOString(), end: occurrence.end.toISOString() };
 
-export function windowRowToWindow(row: MaintenanceWindowRow, now: Date): MaintenanceWindow {
+function windowRowToWindow(row: MaintenanceWindowRow, now: Date): MaintenanceWindow {
   return {
     id: row.id,
     name: row.name,

@@ -5,7 +5,7 @@ import { limitOffsetQuery } from '../http/paging.js';
 const timestamp = z.iso.datetime();
 const occurrence = z.object({ start: timestamp, end: timestamp }).meta({ id: 'MaintenanceOccurrence' });
 
-export const silenceStateSchema = z.enum(['pending', 'active', 'expired']);
+const silenceStateSchema = z.enum(['pending', 'active', 'expired']);
 
 export const silenceSchema = z
   .object({

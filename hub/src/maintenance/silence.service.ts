@@ -17,7 +17,7 @@ const MAX_SILENCE_MS = 366 * 24 * 3_600_000;
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
 
 /** `1d12h` -> milliseconds; the schema has checked the shape. */
-export function durationMs(duration: string): number {
+function durationMs(duration: string): number {
   let total = 0;
   for (const [, amount, unit] of duration.matchAll(/(\d+)([dhm])/g))
     total += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
@@ -28,12 +28,12 @@ function refuse(path: string, message: string): never {
   throw new ValidationError(`invalid body: ${path}: ${message}`, [{ path, message }]);
 }
 
-export function silenceStateAt(row: Pick<SilenceRow, 'starts_at' | 'ends_at'>, now: Date): Silence['state'] {
+function silenceStateAt(row: Pick<SilenceRow, 'starts_at' | 'ends_at'>, now: Date): Silence['state'] {
   if (row.ends_at <= now) return 'expired';
   return row.starts_at > now ? 'pending' : 'active';
 }
 
-export function silenceRowToSilence(row: SilenceRow, now: Date): Silence {
+function silenceRowToSilence(row: SilenceRow, now: Date): Silence {
   return {
     id: row.id,
     matchers: row.matchers,
