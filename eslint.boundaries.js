@@ -12,7 +12,7 @@ export const layers = [
   ['http'], // the HTTP kernel: errors, validation, paging, listen
   ['auth', 'egress'],
   ['secrets', 'monitors', 'connections'],
-  ['runner', 'runs', 'integrations'],
+  ['runner', 'runs', 'integrations', 'maintenance'],
   ['config'], // settings are read by the composition root and handed down, never read by features
   ['metrics'],
   ['scheduling', 'slack', 'console'],

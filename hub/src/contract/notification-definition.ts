@@ -46,6 +46,18 @@ export const notificationDefinitionSchema = z
     cooldownMinutes: z.int().min(0).max(1440).optional().meta({
       description: 'cooldownMinutes: optional, default 15. Never suppresses run_recovered.',
     }),
+    repeatMinutes: z.int().min(1).max(10_080).optional().meta({
+      description:
+        'repeatMinutes: optional, default none. While the notified condition holds, remind every so many minutes (1 to 10080).',
+    }),
+    sendResolved: z.boolean().optional().meta({
+      description:
+        'sendResolved: optional, default false. Notify when a notified condition clears (consecutive_failures, success_rate_below, latency_above).',
+    }),
+    heldNotifications: z.enum(['deliver', 'drop']).optional().meta({
+      description:
+        'heldNotifications: optional, default deliver. When the silence or maintenance window that held a notification ends: deliver it if it is still true, or drop it.',
+    }),
   })
   .meta({ id: 'NotificationDefinition' });
 export type NotificationDefinition = z.infer<typeof notificationDefinitionSchema>;

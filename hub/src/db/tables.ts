@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Monitor } from '../contract/monitor-definition.js';
 import type { Routing, Trigger } from '../contract/notification-definition.js';
+import type { MaintenanceSchedule, Matcher } from '../contract/maintenance-definition.js';
 
 /** Timestamps are written as Date or ISO strings and always read back as Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -25,6 +26,17 @@ export interface RuleState {
   notifiedStreaks?: Record<string, true>;
   /** success_rate_below, latency_above: the condition was met and notified. */
   active?: boolean;
+  /**
+   * Per location: the latest notification a silence or maintenance window held there, released or dropped by the
+   * first run there that nothing holds.
+   */
+  heldEvents?: Record<string, string>;
+}
+
+/** The silence or maintenance window that held a notification event. */
+export interface HeldBy {
+  kind: 'silence' | 'maintenance';
+  id: string;
 }
 
 /** Where one channel of a notification event goes: the integration, location and kind, and the channel's fields. */
@@ -87,6 +99,12 @@ export interface NotificationRuleTable {
   state: Json<RuleState>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Migration 0014: remind every so many minutes while the condition holds (null: never). */
+  repeat_minutes: number | null;
+  /** Migration 0014: notify when the condition clears. */
+  send_resolved: Generated<boolean>;
+  /** Migration 0014: what happens to a held notification when its silence or window ends. */
+  held_notifications: Generated<'deliver' | 'drop'>;
 }
 
 export interface NotificationEventTable {
@@ -99,6 +117,37 @@ export interface NotificationEventTable {
   channels_notified: Json<Record<string, NotifiedChannel>>;
   delivery_status: Json<Record<string, ChannelDelivery>>;
   created_at: CreatedAt;
+  /** Migration 0014: the silence or window that held the event (null when it was sent at once). */
+  held_by: Json<HeldBy> | null;
+}
+
+/** An ad hoc mute of notifications (Alertmanager's silence); kept after it ends, for audit. */
+export interface SilenceTable {
+  organization_id: string;
+  id: string;
+  matchers: Json<Matcher[]>;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  comment: string;
+  created_by: string;
+  /** Who ended it before its time, when someone did. */
+  expired_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** A planned, possibly recurring, window: notifications held, runs kept out of the figures when it says so. */
+export interface MaintenanceWindowTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  matchers: Json<Matcher[]>;
+  schedule: Json<MaintenanceSchedule>;
+  exclude_from_figures: boolean;
+  created_by: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
 }
 
 export interface IntegrationTable {
@@ -304,4 +353,6 @@ export interface Database {
   slot_gaps: SlotGapTable;
   slot_gap_totals: SlotGapTotalTable;
   slot_audit_cursors: SlotAuditCursorTable;
+  silences: SilenceTable;
+  maintenance_windows: MaintenanceWindowTable;
 }

@@ -29,6 +29,19 @@ export const listMonitorMetricsQuery = z.strictObject({
 export type ListMonitorMetricsQuery = z.infer<typeof listMonitorMetricsQuery>;
 
 const timestamp = z.iso.datetime();
+const maintenance = z
+  .object({
+    windowId: z.string(),
+    name: z.string(),
+    start: timestamp,
+    end: timestamp,
+    excludeFromFigures: z.boolean(),
+  })
+  .nullable()
+  .meta({
+    id: 'MonitorMaintenance',
+    description: 'The maintenance window the monitor is in now (in any of its locations), or null.',
+  });
 const runCounts = z.object({
   total: z.number().int(),
   successful: z.number().int(),
@@ -69,6 +82,7 @@ export const monitorMetricsSchema = z
       })
       .nullable()
       .meta({ description: 'The latest finished run, at any time; null when the monitor never ran.' }),
+    maintenance,
   })
   .meta({ id: 'MonitorMetrics' });
 export type MonitorMetrics = z.infer<typeof monitorMetricsSchema>;
@@ -86,6 +100,7 @@ export const monitorMetricsRowSchema = z
     lastRunAt: timestamp.nullable(),
     lastSuccessAt: timestamp.nullable(),
     lastFailureAt: timestamp.nullable(),
+    maintenance,
   })
   .meta({ id: 'MonitorMetricsRow' });
 export type MonitorMetricsRow = z.infer<typeof monitorMetricsRowSchema>;

@@ -23,6 +23,7 @@ import { compareMonitorRows } from './monitor-row-order.js';
 import { findOverdueMonitors } from './overdue-monitors.js';
 import { minuteOf } from './time-buckets.js';
 import { createSnapshotCache } from '../system/snapshot-cache.js';
+import { maintenanceNowOf, type MaintenanceNow } from '../maintenance/maintenance-now.js';
 
 export interface MetricsServiceDeps {
   db: Db;
@@ -101,6 +102,13 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         environment,
       ),
     ]);
+    // Read now, like the latest runs: a window opening shows at once, not when the snapshot is refreshed.
+    const maintenance = await maintenanceNowOf(
+      db,
+      organizationId,
+      monitors.map((m) => m.id),
+      now.end,
+    );
     const rows = monitors.map((monitor) => {
       const figures = snapshot.monitors.get(monitor.id) ?? NO_FIGURES;
       const last = latest.get(monitor.id);
@@ -109,6 +117,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         figures,
         latest: last,
         status: statusOf(figures, last, now.start, successThresholdPercent),
+        maintenance: maintenance.get(monitor.id),
       };
     });
     return { snapshot, rows };
@@ -138,7 +147,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
       // One instant for every read, so the failures listed are those of the window the figures cover.
       const now = clock.now();
       const window = periodWindow(query.period, now);
-      const [aggregates, latestById, failures] = await Promise.all([
+      const [aggregates, latestById, failures, maintenance] = await Promise.all([
         periodAggregates(
           { db, clock: { now: () => now }, minuteRollupRetentionDays },
           organizationId,
@@ -150,6 +159,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         ),
         latestRuns(db, organizationId, [monitorId], environment),
         recentFailures(db, organizationId, monitorId, minuteOf(window.start), environment, RECENT_FAILURES),
+        maintenanceNowOf(db, organizationId, [monitorId], now),
       ]);
       const monitor = aggregates.monitors[0];
       if (monitor === undefined) throw new NotFoundError(`monitor ${monitorId} not found`);
@@ -183,6 +193,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
                 startedAt: latest.lastRunAt.toISOString(),
                 durationMs: latest.lastRunDurationMs ?? 0,
               },
+        maintenance: maintenanceJson(maintenance.get(monitor.id)),
       };
     },
 
@@ -268,16 +279,23 @@ export function createMetricsService(deps: MetricsServiceDeps) {
 }
 export type MetricsService = ReturnType<typeof createMetricsService>;
 
+function maintenanceJson(window: MaintenanceNow | undefined): MonitorMetrics['maintenance'] {
+  if (window === undefined) return null;
+  return { ...window, start: window.start.toISOString(), end: window.end.toISOString() };
+}
+
 function rowOf({
   monitor,
   figures,
   latest,
   status,
+  maintenance,
 }: {
   monitor: MonitorSummaryRow;
   figures: FleetMonitorFigures;
   latest: LatestRuns | undefined;
   status: HealthStatus;
+  maintenance: MaintenanceNow | undefined;
 }): MonitorMetricsRow {
   return {
     monitorId: monitor.id,
@@ -291,5 +309,6 @@ function rowOf({
     lastRunAt: latest?.lastRunAt?.toISOString() ?? null,
     lastSuccessAt: latest?.lastSuccessAt?.toISOString() ?? null,
     lastFailureAt: latest?.lastFailureAt?.toISOString() ?? null,
+    maintenance: maintenanceJson(maintenance),
   };
 }

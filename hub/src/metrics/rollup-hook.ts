@@ -1,4 +1,6 @@
+import { lookUpMutes, type MutableRun } from '../maintenance/mutes.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
+import type { RunRow } from '../runs/run.repository.js';
 import { durationBucket } from './duration-histogram.js';
 import { addRunsToDays } from './day-rollup.repository.js';
 import { addRunsToHours } from './hour-rollup.repository.js';
@@ -6,6 +8,16 @@ import { recordLatestRuns } from './latest-runs.repository.js';
 import { addRunsToRollups } from './rollup.repository.js';
 import { errorClassOfRun } from './run-error-class.js';
 import { minuteOf, runTimeOf } from './time-buckets.js';
+
+function mutableRunOf(run: RunRow): MutableRun {
+  return {
+    organizationId: run.organization_id,
+    monitorId: run.monitor_id,
+    environment: run.environment,
+    location: run.location,
+    at: runTimeOf(run),
+  };
+}
 
 /**
  * Keeps the per-minute rollups, the hour and day rows above them, and each monitor's latest runs: one statement
@@ -15,7 +27,11 @@ import { minuteOf, runTimeOf } from './time-buckets.js';
 export const rollupHook: RunFinishedHook = {
   name: 'metrics-rollups',
   async onRunsFinished(tx, runs) {
-    const increments = runs.map((run) => {
+    // A run inside a maintenance window that excludes it counts in no figure: the state before the window carries
+    // through it (docs/adr/0033-silences-and-maintenance-windows.md). It is still each monitor's latest run.
+    const mutes = await lookUpMutes(tx, runs.map(mutableRunOf));
+    const counted = runs.filter((run) => mutes.muteOf(mutableRunOf(run))?.excludedFromFigures !== true);
+    const increments = counted.map((run) => {
       const startedAt = runTimeOf(run);
       const success = run.success === true;
       return {

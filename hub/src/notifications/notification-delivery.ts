@@ -53,7 +53,7 @@ async function messageOf(deps: DeliveryDeps, event: NotificationEventRow, target
   const { monitor, run } = await findMessageSubject(deps.db, org, event.monitor_id, event.run_id);
   const message: NotificationMessage = {
     eventId: event.id,
-    kind: target.kind === 'recovery' ? 'recovery' : 'failure',
+    kind: target.kind === 'recovery' || target.kind === 'reminder' ? target.kind : 'failure',
     triggerReason: event.trigger_reason,
     monitor: { id: event.monitor_id, name: monitor?.name ?? event.monitor_id },
     location: target.location,
@@ -104,7 +104,7 @@ async function rawChannelConfig(
   }
   if (integration.provider_type === 'chat') {
     const threadTs =
-      target.kind === 'recovery'
+      target.kind === 'recovery' || target.kind === 'reminder'
         ? await findFailureThread(deps.db, org, event, channelKey, target.location)
         : undefined;
     return {

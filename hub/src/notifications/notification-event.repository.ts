@@ -104,3 +104,44 @@ export async function findFailureThread(
     .executeTakeFirst();
   return row?.thread_ts;
 }
+
+/**
+ * Whether the latest notification sent (neither held nor dropped) for the monitor in the location, before `before`,
+ * told of a failure: an alert someone saw and nobody closed, which a held recovery still has to close.
+ */
+export async function lastSentWasFailure(
+  db: Executor,
+  organizationId: string,
+  monitorId: string,
+  location: string,
+  before: Date,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('notification_events as e')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom(
+            sql<{ key: string; value: Record<string, unknown> }>`jsonb_each(e.channels_notified)`.as('c'),
+          )
+          .select([
+            sql<string>`c.value ->> 'kind'`.as('kind'),
+            sql<string>`c.value ->> 'location'`.as('location'),
+          ])
+          .as('channel'),
+      (join) => join.onTrue(),
+    )
+    .select('channel.kind')
+    .where('e.organization_id', '=', organizationId)
+    .where('e.monitor_id', '=', monitorId)
+    .where('e.created_at', '<', before)
+    .where('channel.location', '=', location)
+    .where(
+      sql<boolean>`not exists (select 1 from jsonb_each(e.delivery_status) d
+      where d.value ->> 'status' in ('held', 'dropped'))`,
+    )
+    .orderBy('e.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined && row.kind !== 'recovery';
+}

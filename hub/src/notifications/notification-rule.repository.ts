@@ -80,11 +80,20 @@ export async function insertRules(db: Executor, rows: Insertable<NotificationRul
   if (rows.length > 0) await db.insertInto('notification_rules').values(rows).execute();
 }
 
+/** The columns a monitor's notification definition sets without changing the rule's identity. */
+export interface RuleSettings {
+  cooldown_minutes: number;
+  integration_name: string;
+  repeat_minutes: number | null;
+  send_resolved: boolean;
+  held_notifications: 'deliver' | 'drop';
+}
+
 export async function updateRuleDefinition(
   db: Executor,
   organizationId: string,
   id: string,
-  changes: { cooldown_minutes: number; integration_name: string; updated_at: Date },
+  changes: RuleSettings & { updated_at: Date },
 ): Promise<void> {
   await db
     .updateTable('notification_rules')

@@ -14,6 +14,9 @@ export const notificationRuleSchema = z
     trigger: triggerSchema,
     routing: routingSchema,
     cooldownMinutes: z.int().min(0).max(1440),
+    repeatMinutes: z.int().nullable(),
+    sendResolved: z.boolean(),
+    heldNotifications: z.enum(['deliver', 'drop']),
     enabled: z.boolean(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
@@ -39,6 +42,13 @@ export const notificationEventSchema = z
     channelsNotified: z.record(z.string(), z.record(z.string(), z.unknown())),
     deliveryStatus: z.record(z.string(), z.record(z.string(), z.unknown())),
     createdAt: z.iso.datetime(),
+    heldBy: z
+      .object({ kind: z.enum(['silence', 'maintenance']), id: z.string() })
+      .nullable()
+      .meta({
+        description:
+          'The silence or maintenance window that held the notification (its channel status is then held, pending once released, or dropped).',
+      }),
   })
   .meta({ id: 'NotificationEvent' });
 export type NotificationEvent = z.infer<typeof notificationEventSchema>;

@@ -19,6 +19,7 @@ function eventRowToEvent(row: NotificationEventRow): NotificationEvent {
     channelsNotified: row.channels_notified,
     deliveryStatus: row.delivery_status,
     createdAt: row.created_at.toISOString(),
+    heldBy: row.held_by,
   };
 }
 
@@ -61,6 +62,9 @@ export function createNotificationService({ db, clock }: { db: Db; clock: Clock 
           trigger: row.trigger,
           routing: row.routing,
           cooldownMinutes: row.cooldown_minutes,
+          repeatMinutes: row.repeat_minutes,
+          sendResolved: row.send_resolved,
+          heldNotifications: row.held_notifications,
           enabled: row.enabled,
           createdAt: row.created_at.toISOString(),
           updatedAt: row.updated_at.toISOString(),

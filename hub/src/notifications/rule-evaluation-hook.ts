@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { newId } from '../db/ids.js';
-import type { Database } from '../db/tables.js';
+import type { Database, HeldBy } from '../db/tables.js';
+import { lookUpMutes, type MutableRun } from '../maintenance/mutes.js';
 import { monitorKey, type RunFinishedHook } from '../runs/run-finished.js';
 import type { RunRow } from '../runs/run.repository.js';
 import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
@@ -11,12 +12,28 @@ import {
   type NotificationRuleRow,
 } from './notification-rule.repository.js';
 import { latestRunsInLocation, runsInWindow } from './run-history.repository.js';
-import { evaluateTrigger, type EvaluatedRun, type RunFacts } from './trigger-evaluation.js';
+import { dropHeld, heldStatus, releaseHeld } from './held-notifications.js';
+import { evaluateTrigger, type EvaluatedRun, type RunFacts, type Verdict } from './trigger-evaluation.js';
 import { isSystemFailure } from '../runs/system-failure.js';
 
 /** `chat:C0123`, `email`, `webhook`: the key of a channel in an event's `channelsNotified` and `deliveryStatus`. */
 function channelKeyOf(routing: Record<string, unknown>): string {
   return routing.channelType === 'chat' ? `chat:${String(routing.channel)}` : String(routing.channelType);
+}
+
+function mutableRunOf(run: RunRow): MutableRun {
+  return {
+    organizationId: run.organization_id,
+    monitorId: run.monitor_id,
+    environment: run.environment,
+    location: run.location,
+    at: evaluatedAtOf(run),
+  };
+}
+
+/** When a run is judged: its completion (a run recorded without one is judged now). */
+function evaluatedAtOf(run: RunRow): Date {
+  return run.completed_at ?? new Date();
 }
 
 function inCooldown(rule: NotificationRuleRow, at: Date): boolean {
@@ -53,25 +70,73 @@ function runFactsOf(tx: Transaction<Database>, run: RunRow, at: Date): RunFacts 
   };
 }
 
+/** What a rule tells people after a run: a failure, a reminder that it still holds, or a recovery. */
+interface Notice {
+  kind: 'failure' | 'recovery' | 'reminder';
+  reason: string;
+}
+
+/** The verdict's own notification, else a reminder (`repeatMinutes`) or a resolution (`sendResolved`). */
+function noticeOf(rule: NotificationRuleRow, verdict: Verdict, at: Date, held: boolean): Notice | undefined {
+  if (verdict.fire) return { kind: verdict.kind, reason: verdict.reason };
+  const last = rule.last_triggered_at;
+  // A reminder while a silence or window holds the monitor would only stand in for what is already held.
+  if (
+    !held &&
+    verdict.notified &&
+    rule.repeat_minutes !== null &&
+    last !== null &&
+    at.getTime() >= last.getTime() + rule.repeat_minutes * 60_000
+  )
+    return { kind: 'reminder', reason: `still failing: ${verdict.reason ?? 'the condition holds'}` };
+  if (verdict.cleared && rule.send_resolved)
+    return { kind: 'recovery', reason: `resolved: ${triggerName(rule)} no longer holds` };
+  return undefined;
+}
+
+function triggerName(rule: NotificationRuleRow): string {
+  return rule.trigger.type.replaceAll('_', ' ');
+}
+
+/**
+ * Evaluates one rule for one run. A notification is recorded as an event and enqueued, or, when a silence or
+ * maintenance window holds the run (`heldBy`), recorded as held in place of the rule's previous held one. The
+ * first run nothing holds releases the held notification (held-notifications.ts); it stands for that run's own.
+ */
 async function evaluateRule(
   tx: Transaction<Database>,
   rule: NotificationRuleRow,
   run: RunRow,
   evaluated: EvaluatedRun,
   facts: RunFacts,
+  heldBy: HeldBy | undefined,
 ): Promise<DeliveryJobData | undefined> {
   const org = rule.organization_id;
-  const state = rule.state;
-  const verdict = await evaluateTrigger(
-    rule.trigger,
-    state,
-    evaluated,
-    facts,
-    inCooldown(rule, evaluated.at),
-  );
-  if (!verdict.fire) {
-    if (JSON.stringify(verdict.state) !== JSON.stringify(state))
-      await saveRuleEvaluation(tx, org, rule.id, { state: verdict.state });
+  const at = evaluated.at;
+  const verdict = await evaluateTrigger(rule.trigger, rule.state, evaluated, facts, inCooldown(rule, at));
+  const where = run.location;
+  const { [where]: heldEventId, ...heldElsewhere } = verdict.state.heldEvents ?? {};
+  const { heldEvents: _held, ...unheld } = verdict.state;
+  // Only a rule that holds something carries `heldEvents`, so most evaluations leave the state as it was.
+  const state = Object.keys(heldElsewhere).length === 0 ? unheld : { ...unheld, heldEvents: heldElsewhere };
+  if (heldEventId !== undefined && heldBy === undefined) {
+    const released = await releaseHeld(
+      tx,
+      rule,
+      heldEventId,
+      { ...evaluated, monitorId: run.monitor_id },
+      verdict.holds,
+    );
+    if (released !== undefined) {
+      await saveRuleEvaluation(tx, org, rule.id, { state, last_triggered_at: at });
+      return released;
+    }
+  }
+  const notice = noticeOf(rule, verdict, at, heldBy !== undefined);
+  if (notice === undefined) {
+    const kept = heldBy === undefined ? state : verdict.state;
+    if (JSON.stringify(kept) !== JSON.stringify(rule.state))
+      await saveRuleEvaluation(tx, org, rule.id, { state: kept });
     return undefined;
   }
   const channelKey = channelKeyOf(rule.routing);
@@ -81,22 +146,30 @@ async function evaluateRule(
     rule_id: rule.id,
     monitor_id: run.monitor_id,
     run_id: run.id,
-    trigger_reason: verdict.reason,
+    trigger_reason: notice.reason,
     channels_notified: JSON.stringify({
       [channelKey]: {
         ...rule.routing,
         integrationId: rule.integration_id,
         location: run.location,
-        kind: verdict.kind,
+        kind: notice.kind,
       },
     }),
-    delivery_status: JSON.stringify({ [channelKey]: { status: 'pending' } }),
-    created_at: evaluated.at,
+    delivery_status: JSON.stringify({
+      [channelKey]: heldBy === undefined ? { status: 'pending' } : heldStatus(heldBy),
+    }),
+    held_by: heldBy === undefined ? null : JSON.stringify(heldBy),
+    created_at: at,
   });
-  await saveRuleEvaluation(tx, org, rule.id, {
-    state: verdict.state,
-    last_triggered_at: evaluated.at,
-  });
+  if (heldBy !== undefined) {
+    if (heldEventId !== undefined) await dropHeld(tx, rule, heldEventId, `superseded by ${event.id}`, at);
+    await saveRuleEvaluation(tx, org, rule.id, {
+      state: { ...state, heldEvents: { ...heldElsewhere, [where]: event.id } },
+      last_triggered_at: at,
+    });
+    return undefined;
+  }
+  await saveRuleEvaluation(tx, org, rule.id, { state, last_triggered_at: at });
   return { organizationId: org, eventId: event.id, channelKey, ruleId: rule.id };
 }
 
@@ -120,20 +193,22 @@ export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
       const rulesOf = new Map<string, NotificationRuleRow[]>();
       for (const rule of rules)
         rulesOf.set(monitorKey(rule), [...(rulesOf.get(monitorKey(rule)) ?? []), rule]);
+      const ruled = judged.filter((run) => rulesOf.has(monitorKey(run)));
+      const mutes = await lookUpMutes(tx, ruled.map(mutableRunOf));
       const jobs: DeliveryJobData[] = [];
-      for (const run of judged) {
+      for (const run of ruled) {
         const own = rulesOf.get(monitorKey(run)) ?? [];
-        if (own.length === 0) continue;
         const evaluated: EvaluatedRun = {
           id: run.id,
           location: run.location,
           success: run.success === true,
           errors: run.errors,
-          at: run.completed_at ?? new Date(),
+          at: evaluatedAtOf(run),
         };
         const facts = runFactsOf(tx, run, evaluated.at);
+        const heldBy = mutes.muteOf({ ...mutableRunOf(run), at: evaluated.at })?.heldBy;
         for (const rule of own) {
-          const job = await evaluateRule(tx, rule, run, evaluated, facts);
+          const job = await evaluateRule(tx, rule, run, evaluated, facts, heldBy);
           if (job !== undefined) jobs.push(job);
         }
       }

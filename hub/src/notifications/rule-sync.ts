@@ -12,6 +12,8 @@ import {
   insertRules,
   listRulesOfMonitor,
   updateRuleDefinition,
+  type NotificationRuleRow,
+  type RuleSettings,
 } from './notification-rule.repository.js';
 
 const DEFAULT_COOLDOWN_MINUTES = 15;
@@ -65,6 +67,25 @@ async function resolveIntegration(
   return refuse(`several enabled ${channelType} integrations (${names}): name one`);
 }
 
+/** What of a rule its definition may change without changing the rule's identity. */
+function settingsOf(
+  definition: NotificationDefinition,
+  cooldown: number,
+  integrationName: string,
+): RuleSettings {
+  return {
+    cooldown_minutes: cooldown,
+    integration_name: integrationName,
+    repeat_minutes: definition.repeatMinutes ?? null,
+    send_resolved: definition.sendResolved ?? false,
+    held_notifications: definition.heldNotifications ?? 'deliver',
+  };
+}
+
+function settingsChanged(rule: NotificationRuleRow, settings: RuleSettings): boolean {
+  return (Object.keys(settings) as Array<keyof RuleSettings>).some((key) => rule[key] !== settings[key]);
+}
+
 /**
  * Keeps a monitor's notification rules equal to its `notifications`: a rule whose (trigger, routing,
  * integration) is unchanged keeps its id, `lastTriggeredAt`, `enabled` and trigger state; new ones are
@@ -95,13 +116,10 @@ export function notificationRuleDependant(clock: Clock): MonitorDependant {
         const rule = existing.get(hash);
         if (kept.has(hash)) continue; // the same notification listed twice is one rule
         kept.add(hash);
+        const settings = settingsOf(definition, cooldown, integration.name);
         if (rule !== undefined) {
-          if (rule.cooldown_minutes !== cooldown || rule.integration_name !== integration.name)
-            await updateRuleDefinition(tx, organizationId, rule.id, {
-              cooldown_minutes: cooldown,
-              integration_name: integration.name,
-              updated_at: now,
-            });
+          if (settingsChanged(rule, settings))
+            await updateRuleDefinition(tx, organizationId, rule.id, { ...settings, updated_at: now });
           continue;
         }
         fresh.push({
@@ -112,8 +130,7 @@ export function notificationRuleDependant(clock: Clock): MonitorDependant {
           trigger: JSON.stringify(definition.trigger),
           routing: JSON.stringify(definition.routing),
           integration_id: integration.id,
-          integration_name: integration.name,
-          cooldown_minutes: cooldown,
+          ...settings,
           state: JSON.stringify({}),
           created_at: now,
           updated_at: now,

@@ -16,9 +16,29 @@ export interface RunFacts {
   inWindow(minutes: number): Promise<FinishedRun[]>;
 }
 
+/**
+ * What one run did to a rule. `holds`: the failure condition is true after the run (a held notification of it is
+ * still worth sending); `notified`: it holds and was notified (a reminder may repeat it); `cleared`: a condition
+ * that was notified has just ended (a "resolved" notification may say so). `reason` says what holds.
+ */
+interface Judgement {
+  state: RuleState;
+  holds: boolean;
+  notified: boolean;
+  cleared: boolean;
+  reason?: string;
+}
 export type Verdict =
-  | { fire: false; state: RuleState }
-  | { fire: true; state: RuleState; reason: string; kind: 'failure' | 'recovery' };
+  (Judgement & { fire: false }) | (Judgement & { fire: true; reason: string; kind: 'failure' | 'recovery' });
+
+const quiet = (state: RuleState, extra: Partial<Judgement> = {}): Verdict => ({
+  fire: false,
+  state,
+  holds: false,
+  notified: false,
+  cleared: false,
+  ...extra,
+});
 
 /** Nearest-rank percentile of `values` (non-empty). */
 function nearestRankPercentile(values: number[], percentile: 'p50' | 'p95' | 'p99'): number {
@@ -33,9 +53,11 @@ function formatPercent(value: number): string {
 
 /** Edge-triggered: fires when the condition becomes true (and cooldown allows), re-arms when it clears. */
 function edge(state: RuleState, conditionMet: boolean, inCooldown: boolean, reason: string): Verdict {
-  if (!conditionMet) return { fire: false, state: { ...state, active: false } };
-  if (state.active === true || inCooldown) return { fire: false, state };
-  return { fire: true, state: { ...state, active: true }, reason, kind: 'failure' };
+  if (!conditionMet) return quiet({ ...state, active: false }, { cleared: state.active === true });
+  if (state.active === true || inCooldown)
+    return quiet(state, { holds: true, notified: state.active === true, reason });
+  const active = { ...state, active: true };
+  return { fire: true, state: active, reason, kind: 'failure', holds: true, notified: true, cleared: false };
 }
 
 /**
@@ -52,34 +74,44 @@ export async function evaluateTrigger(
   const where = run.location;
   switch (trigger.type) {
     case 'run_failed': {
-      if (run.success || inCooldown) return { fire: false, state };
+      if (run.success) return quiet(state);
       const why = run.errors[0] === undefined ? '' : `: ${run.errors[0]}`;
-      return { fire: true, state, reason: `run failed in ${where}${why}`, kind: 'failure' };
+      const reason = `run failed in ${where}${why}`;
+      // Each failure is its own notification; the cooldown only spaces them.
+      if (inCooldown) return quiet(state, { holds: true, notified: true, reason });
+      return { fire: true, state, reason, kind: 'failure', holds: true, notified: true, cleared: false };
     }
     case 'run_recovered': {
-      if (!run.success) return { fire: false, state };
+      if (!run.success) return quiet(state);
       const [latest, previous] = await facts.latestInLocation(2);
       const before = latest?.id === run.id ? previous : latest;
-      if (before === undefined || before.success) return { fire: false, state };
-      return {
-        fire: true,
-        state,
-        reason: `recovered in ${where}: the run passed after a failure`,
-        kind: 'recovery',
-      };
+      if (before === undefined || before.success) return quiet(state);
+      const reason = `recovered in ${where}: the run passed after a failure`;
+      return { fire: true, state, reason, kind: 'recovery', holds: false, notified: false, cleared: false };
     }
     case 'consecutive_failures': {
       const streaks = { ...state.notifiedStreaks };
       if (run.success) {
+        const cleared = streaks[where] === true;
         delete streaks[where];
-        return { fire: false, state: { ...state, notifiedStreaks: streaks } };
+        return quiet({ ...state, notifiedStreaks: streaks }, { cleared });
       }
       const latest = await facts.latestInLocation(trigger.threshold);
       const reached = latest.length === trigger.threshold && latest.every((r) => !r.success);
-      if (!reached || streaks[where] === true || inCooldown) return { fire: false, state };
-      streaks[where] = true;
       const reason = `${trigger.threshold} consecutive failures in ${where} (threshold ${trigger.threshold})`;
-      return { fire: true, state: { ...state, notifiedStreaks: streaks }, reason, kind: 'failure' };
+      if (!reached) return quiet(state);
+      if (streaks[where] === true || inCooldown)
+        return quiet(state, { holds: true, notified: streaks[where] === true, reason });
+      streaks[where] = true;
+      return {
+        fire: true,
+        state: { ...state, notifiedStreaks: streaks },
+        reason,
+        kind: 'failure',
+        holds: true,
+        notified: true,
+        cleared: false,
+      };
     }
     case 'success_rate_below': {
       const runs = await facts.inWindow(trigger.window_minutes);

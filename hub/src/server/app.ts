@@ -16,6 +16,10 @@ import { createNotificationService } from '../notifications/notification.service
 import { metricsRoutes } from '../metrics/metrics.routes.js';
 import { createMetricsService, type MetricsService } from '../metrics/metrics.service.js';
 import { monitorRoutes } from '../monitors/monitor.routes.js';
+import { maintenanceWindowRoutes } from '../maintenance/maintenance-window.routes.js';
+import { createMaintenanceWindowService } from '../maintenance/maintenance-window.service.js';
+import { silenceRoutes } from '../maintenance/silence.routes.js';
+import { createSilenceService } from '../maintenance/silence.service.js';
 import { runRoutes } from '../runs/run.routes.js';
 import { createRunService } from '../runs/run.service.js';
 import type { RunQueue } from '../runs/run-queue.js';
@@ -205,6 +209,11 @@ export function createApp(deps: AppDeps): Express {
     ),
   );
   app.use('/notifications', notificationRoutes(createNotificationService({ db: deps.db, clock })));
+  app.use('/silences', silenceRoutes(createSilenceService({ db: deps.db, clock })));
+  app.use(
+    '/maintenance-windows',
+    maintenanceWindowRoutes(createMaintenanceWindowService({ db: deps.db, clock })),
+  );
   app.use('/secrets', secretRoutes(createSecretService({ store: deps.secrets })));
   app.use(
     '/monitor',

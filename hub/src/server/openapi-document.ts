@@ -4,6 +4,8 @@ import { consolePaths } from '../console/console-api.routes.js';
 import { metricsPaths } from '../metrics/metrics.routes.js';
 import { integrationPaths } from '../integrations/integration.routes.js';
 import { monitorPaths } from '../monitors/monitor.routes.js';
+import { maintenanceWindowPaths } from '../maintenance/maintenance-window.routes.js';
+import { silencePaths } from '../maintenance/silence.routes.js';
 import { notificationPaths } from '../notifications/notification.routes.js';
 import { runPaths } from '../runs/run.routes.js';
 import { secretPaths } from '../secrets/secret.routes.js';
@@ -47,6 +49,8 @@ export function buildOpenApiDocument(version: string) {
       ...oauthPaths,
       ...slackEventsPaths,
       ...notificationPaths,
+      ...silencePaths,
+      ...maintenanceWindowPaths,
       ...secretPaths,
       ...consolePaths,
     },

@@ -25,8 +25,9 @@ async function readMonitorHealth(db: Db, metrics: Pick<MetricsService, 'rows'>):
 }
 
 /**
- * `meerkat_monitor_health` (1 for the monitor's current status, 0 for the other two) and
- * `meerkat_monitor_success_ratio` (over the last 24 h, only for monitors that ran), read through the metrics
+ * `meerkat_monitor_health` (1 for the monitor's current status, 0 for the other two),
+ * `meerkat_monitor_success_ratio` (over the last 24 h, only for monitors that ran) and
+ * `meerkat_monitor_in_maintenance` (1 while a maintenance window is in force over it, labelled with the window), read through the metrics
  * service at most once per 30 s however often it is scraped, and by concurrent scrapes together. Every hub
  * replica reports the same figures: aggregate with max(), not sum(). `meerkat_monitor_info` comes with them, to
  * put names on the ids.
@@ -71,6 +72,19 @@ export function registerMonitorHealthMetrics(
       this.reset();
       for (const row of health)
         if (row.runCount > 0) this.set(labelsOf(row), Number((row.successRate / 100).toFixed(4)));
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}monitor_in_maintenance`,
+    help: 'Whether a maintenance window is in force over the monitor: 1 or 0, with the window (identical on every replica).',
+    labelNames: ['organization', 'monitor', 'environment', 'window'],
+    registers: [registry],
+    async collect() {
+      const health = await snapshot();
+      if (health === undefined) return;
+      this.reset();
+      for (const row of health)
+        this.set({ ...labelsOf(row), window: row.maintenance?.name ?? '' }, row.maintenance ? 1 : 0);
     },
   });
 }

@@ -3,8 +3,11 @@ import type { z } from 'zod';
 /** What every channel tells a person about a fired rule. */
 export interface NotificationMessage {
   eventId: string;
-  /** `recovery` closes what a `failure` opened (a chat recovery goes in the failure's thread). */
-  kind: 'failure' | 'recovery';
+  /**
+   * `recovery` closes what a `failure` opened, a `reminder` repeats it while it holds: both go in the failure's
+   * chat thread.
+   */
+  kind: 'failure' | 'recovery' | 'reminder';
   triggerReason: string;
   monitor: { id: string; name: string };
   location: string;
@@ -49,7 +52,7 @@ export class ChannelSendError extends Error {
 }
 
 export function headlineOf(message: NotificationMessage): string {
-  const icon = message.kind === 'recovery' ? 'Recovered' : 'Alert';
+  const icon = { failure: 'Alert', recovery: 'Recovered', reminder: 'Reminder' }[message.kind];
   return `${icon}: ${message.monitor.name} (${message.location})`;
 }
 

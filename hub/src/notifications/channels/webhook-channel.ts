@@ -14,7 +14,9 @@ export type WebhookChannelConfig = z.infer<typeof webhookChannelConfig>;
 function webhookPayloadOf(message: NotificationMessage) {
   return {
     version: '1',
-    type: message.kind === 'recovery' ? 'monitor.recovered' : 'monitor.alert',
+    type: { failure: 'monitor.alert', recovery: 'monitor.recovered', reminder: 'monitor.reminder' }[
+      message.kind
+    ],
     eventId: message.eventId,
     createdAt: message.createdAt,
     triggerReason: message.triggerReason,

@@ -1,0 +1,11 @@
+import type { Matcher, MatcherLabel } from '../contract/maintenance-definition.js';
+
+/** The labels of a run that silences and maintenance windows match on. */
+export type RunLabels = Record<MatcherLabel, string>;
+
+/** True when every matcher matches: `=` a label equal to one of its values, `!=` one equal to none. */
+export function matchesAll(matchers: readonly Matcher[], labels: RunLabels): boolean {
+  return matchers.every(
+    (matcher) => matcher.values.includes(labels[matcher.label]) === (matcher.operator === '='),
+  );
+}
