@@ -22,7 +22,8 @@ interface ApplyOptions extends HubOptions {
   project?: string;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+// No default: commander then reports a missing -f as a missing required option, naming the flag.
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 const PAST = { create: 'created', change: 'changed', unchanged: 'unchanged', prune: 'deleted' } as const;
 
 export function registerApplyCommand(program: Command): void {
@@ -34,9 +35,8 @@ export function registerApplyCommand(program: Command): void {
     )
     .requiredOption(
       '-f, --filename <path>',
-      'a YAML/JSON file or a directory of them (repeatable)',
+      'a YAML/JSON file, a directory of them, or - for standard input (repeatable)',
       collect,
-      [],
     )
     .addOption(
       new Option(

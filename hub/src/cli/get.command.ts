@@ -5,6 +5,7 @@ import { CommandFailure, ExitCode } from './exit-codes.js';
 import type { HubClient } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { findMonitor, type MonitorScope } from './monitor-lookup.js';
+import { monitorManifest } from './monitor-manifest.js';
 import { outputOption, printItems, type OutputFormat } from './output-format.js';
 import {
   eventColumns,
@@ -45,6 +46,7 @@ function registerMonitors(get: Command): void {
         plural: 'monitors',
         columns: monitorColumns(new Date()),
         single: name !== undefined,
+        manifest: monitorManifest,
       });
     });
 }
