@@ -104,7 +104,10 @@ describe('meerkat get, describe and trigger', { timeout: 180_000 }, () => {
     const runs = await meerkat('get', 'runs', '--monitor', 'cart');
     expect(runs.code).toBe(0);
     expect(runs.stdout).toMatch(
-      new RegExp(`^${runId}\\s+cart\\s+default\\s+failed\\s+fail\\s+12ms\\s+\\d+[smh]$`, 'm'),
+      new RegExp(
+        `^${runId}\\s+cart\\s+default\\s+failed\\s+fail\\s+12ms\\s+\\d+[smh]\\s+w: the target answered 500$`,
+        'm',
+      ),
     );
     expect((await meerkat('get', 'runs', '--status', 'failed', '-o', 'name')).stdout).toBe(`run/${runId}\n`);
     expect((await meerkat('get', 'runs', '--status', 'completed', '-o', 'json')).stdout).toBe('[]\n');

@@ -4,6 +4,7 @@ import type { Integration } from '../integrations/integration.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
 import type { MonitorHealthRow } from '../client/hub-client.js';
 import type { Column } from './output-format.js';
+import { failureReason } from './run-steps.js';
 
 // The columns of `meerkat get` for each resource; `wide: true` ones only with `-o wide`.
 
@@ -51,9 +52,12 @@ export function monitorColumns(now: Date): Column<MonitorRow>[] {
   ];
 }
 
-export const runColumns = (now: Date): Column<Run>[] => [
+/** A run with its monitor's name when the answer did not carry it (`GET /runs/{id}`, read separately). */
+export type RunRow = Run & { monitorName?: string | undefined };
+
+export const runColumns = (now: Date): Column<RunRow>[] => [
   { title: 'ID', cell: (r) => r.id },
-  { title: 'MONITOR', cell: (r) => r.monitor?.name ?? r.monitorId },
+  { title: 'MONITOR', cell: (r) => r.monitor?.name ?? r.monitorName ?? r.monitorId },
   { title: 'LOCATION', cell: (r) => r.location },
   { title: 'STATUS', cell: (r) => r.status },
   { title: 'RESULT', cell: (r) => (r.success === null ? '' : r.success ? 'pass' : 'fail') },
@@ -61,15 +65,21 @@ export const runColumns = (now: Date): Column<Run>[] => [
   { title: 'AGE', cell: (r) => age(r.createdAt, now) },
   { title: 'TRIGGER', cell: (r) => r.triggeredBy, wide: true },
   { title: 'ENVIRONMENT', cell: (r) => r.environment, wide: true },
-  { title: 'ERROR', cell: (r) => r.errors[0] ?? '', wide: true },
+  { title: 'MONITOR ID', cell: (r) => r.monitorId, wide: true },
+  // Last, as kubectl puts free text: why a run failed is what a person reads a run table for.
+  { title: 'REASON', cell: failureReason },
 ];
 
-export const eventColumns = (now: Date): Column<NotificationEvent>[] => [
+/** An event with its monitor's name (events carry only the id). */
+export type EventRow = NotificationEvent & { monitorName?: string | undefined };
+
+export const eventColumns = (now: Date): Column<EventRow>[] => [
   { title: 'ID', cell: (e) => e.id },
-  { title: 'MONITOR', cell: (e) => e.monitorId },
+  { title: 'MONITOR', cell: (e) => e.monitorName ?? e.monitorId },
   { title: 'REASON', cell: (e) => e.triggerReason },
   { title: 'CHANNELS', cell: (e) => Object.keys(e.channelsNotified).join(',') },
   { title: 'AGE', cell: (e) => age(e.createdAt, now) },
+  { title: 'MONITOR ID', cell: (e) => e.monitorId, wide: true },
   { title: 'RUN', cell: (e) => e.runId ?? '', wide: true },
   { title: 'RULE', cell: (e) => e.ruleId ?? '', wide: true },
 ];

@@ -196,6 +196,10 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
     },
+    /** The hub's version (`GET /`); undefined when the hub does not say. */
+    async getServerVersion(): Promise<string | undefined> {
+      return (await call<{ version?: string }>('GET', '/'))?.version;
+    },
     async getRun(id: string): Promise<Run | undefined> {
       return (await call<{ data: Run }>('GET', `/runs/${encodeURIComponent(id)}`))?.data;
     },
