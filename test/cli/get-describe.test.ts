@@ -69,12 +69,23 @@ describe('meerkat get, describe and trigger', { timeout: 180_000 }, () => {
   it('prints one monitor by name as JSON, YAML or kind/id, and a list as a list', async () => {
     const json = await meerkat('get', 'monitor', 'cart', '-o', 'json');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id: monitorId, name: 'cart', project: 'shop' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      kind: 'Monitor',
+      spec: { name: 'cart', project: 'shop' },
+      status: { monitorId },
+    });
     const yaml = await meerkat('get', 'monitor', 'cart', '-o', 'yaml');
-    expect(parseYaml(yaml.stdout)).toMatchObject({ id: monitorId, environment: 'production' });
+    expect(parseYaml(yaml.stdout)).toMatchObject({
+      spec: { environment: 'production' },
+      status: { monitorId },
+    });
     expect((await meerkat('get', 'monitor', monitorId, '-o', 'name')).stdout).toBe(`monitor/${monitorId}\n`);
-    const list = JSON.parse((await meerkat('get', 'monitors', '-o', 'json')).stdout) as Array<{ id: string }>;
-    expect(list.map((m) => m.id)).toEqual([monitorId]);
+    const list = JSON.parse((await meerkat('get', 'monitors', '-o', 'json')).stdout) as {
+      kind: string;
+      items: Array<{ status: { monitorId: string } }>;
+    };
+    expect(list.kind).toBe('List');
+    expect(list.items.map((m) => m.status.monitorId)).toEqual([monitorId]);
   });
 
   it('shows HEALTH and LAST RUN as GET /metrics/monitors/{id} gives them', async () => {
@@ -82,7 +93,8 @@ describe('meerkat get, describe and trigger', { timeout: 180_000 }, () => {
     const { data } = (await answer.json()) as {
       data: { status: string; lastRun: { success: boolean } | null };
     };
-    const lastRun = data.lastRun === null ? '<none>' : `${data.lastRun.success ? 'pass' : 'fail'} \\d+s ago`;
+    const lastRun =
+      data.lastRun === null ? '<none>' : `${data.lastRun.success ? 'pass' : 'fail'} \\d+[smh] ago`;
     const { stdout } = await meerkat('get', 'monitors');
     expect(stdout.split('\n')[0]).toMatch(/\sHEALTH\s+LAST RUN$/);
     expect(stdout.split('\n')[1]).toMatch(new RegExp(`\\scart\\s+1 hour\\s+${data.status}\\s+${lastRun}$`));
@@ -92,7 +104,10 @@ describe('meerkat get, describe and trigger', { timeout: 180_000 }, () => {
     const runs = await meerkat('get', 'runs', '--monitor', 'cart');
     expect(runs.code).toBe(0);
     expect(runs.stdout).toMatch(
-      new RegExp(`^${runId}\\s+cart\\s+default\\s+failed\\s+fail\\s+12ms\\s+\\d+s$`, 'm'),
+      new RegExp(
+        `^${runId}\\s+cart\\s+default\\s+failed\\s+fail\\s+12ms\\s+\\d+[smh]\\s+w: the target answered 500$`,
+        'm',
+      ),
     );
     expect((await meerkat('get', 'runs', '--status', 'failed', '-o', 'name')).stdout).toBe(`run/${runId}\n`);
     expect((await meerkat('get', 'runs', '--status', 'completed', '-o', 'json')).stdout).toBe('[]\n');

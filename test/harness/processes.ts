@@ -36,10 +36,15 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs a command to completion. */
-export function runMeerkat(args: string[], env: Record<string, string> = {}): Promise<Finished> {
+/** Runs a command to completion, with `stdin` as its standard input when given. */
+export function runMeerkat(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [meerkatBin, ...args], { env: childEnvironment(env) });
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

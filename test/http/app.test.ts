@@ -35,14 +35,14 @@ describe('the hub HTTP foundation', () => {
   });
 
   it('answers an unknown key and a non-bearer header with the 401 body', async () => {
-    for (const authorization of ['Bearer mk_not-a-key', 'Basic dXNlcjpwYXNz', 'Bearer']) {
+    for (const [authorization, message] of [
+      ['Bearer mk_not-a-key', 'API key is not known'],
+      ['Basic dXNlcjpwYXNz', 'authorization header is invalid'],
+      ['Bearer', 'authorization header is invalid'],
+    ] as const) {
       const res = await hub.request('GET', '/connections', { as: null, headers: { authorization } });
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({
-        statusCode: 401,
-        error: 'Unauthorized',
-        message: 'authorization header is invalid',
-      });
+      expect(await res.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message });
     }
   });
 

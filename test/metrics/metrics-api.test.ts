@@ -194,11 +194,17 @@ describe('metrics endpoints over known runs', () => {
       successRate: 25,
       runCount: 4,
       lastRunAt: '2026-01-10T11:50:00.000Z',
+      lastRunSuccess: false,
       lastSuccessAt: '2026-01-10T11:10:00.000Z',
       lastFailureAt: '2026-01-10T11:50:00.000Z',
     });
     within1Percent(body.data[0]!.p95DurationMs, 3000);
-    expect(body.data[2]).toMatchObject({ lastRunAt: null, lastSuccessAt: null, lastFailureAt: null });
+    expect(body.data[2]).toMatchObject({
+      lastRunAt: null,
+      lastRunSuccess: null,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+    });
   });
 
   it('sorts by any column either way, ties by name', async () => {

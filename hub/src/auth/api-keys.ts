@@ -38,8 +38,8 @@ export function createApiKeyVerifier(entries: readonly ApiKeyEntry[]): TokenVeri
       for (const { entry, digest } of hashes) {
         if (timingSafeEqual(presented, digest) && match === undefined) match = entry;
       }
-      if (match === undefined)
-        return Promise.reject(new UnauthorizedError('authorization header is invalid'));
+      // A well-formed bearer token that is no configured key: say so, not that the header is malformed.
+      if (match === undefined) return Promise.reject(new UnauthorizedError('API key is not known'));
       return Promise.resolve({
         organizationId: match.organizationId,
         role: match.role,

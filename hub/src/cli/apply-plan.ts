@@ -10,6 +10,24 @@ export type PlannedAction =
   | { kind: 'unchanged'; document: MonitorDocument; current: Monitor }
   | { kind: 'prune'; current: Monitor };
 
+/**
+ * Above this many documents, one listing of the organization's monitors (a request per 100) costs fewer requests
+ * than a lookup per document: `get monitors -o yaml | apply -f -` at 1,000 monitors.
+ */
+const LIST_ONCE_ABOVE = 10;
+type Lookup = (document: MonitorDocument) => Promise<Monitor | undefined>;
+
+async function lookupFor(hub: HubClient, documents: MonitorDocument[]): Promise<Lookup> {
+  if (documents.length <= LIST_ONCE_ABOVE)
+    return ({ id, definition: { project, environment, name } }) =>
+      id === undefined ? hub.findMonitor(project, environment, name) : hub.getMonitor(id);
+  const all = await hub.listMonitors({});
+  const byId = new Map(all.map((m) => [m.id, m]));
+  const byIdentity = new Map(all.map((m) => [identityKey(m), m]));
+  return ({ id, definition }) =>
+    Promise.resolve(id === undefined ? byIdentity.get(identityKey(definition)) : byId.get(id));
+}
+
 /** Compares each document with what the hub has; reads only. */
 export async function planApply(
   hub: HubClient,
@@ -17,12 +35,9 @@ export async function planApply(
   prune: { project: string } | undefined,
 ): Promise<PlannedAction[]> {
   const actions: PlannedAction[] = [];
+  const lookup = await lookupFor(hub, documents);
   for (const document of documents) {
-    const { project, environment, name } = document.definition;
-    const current =
-      document.id === undefined
-        ? await hub.findMonitor(project, environment, name)
-        : await hub.getMonitor(document.id);
+    const current = await lookup(document);
     if (current === undefined) {
       actions.push({ kind: 'create', document });
       continue;

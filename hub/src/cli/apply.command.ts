@@ -22,7 +22,8 @@ interface ApplyOptions extends HubOptions {
   project?: string;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+// No default: commander then reports a missing -f as a missing required option, naming the flag.
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 const PAST = { create: 'created', change: 'changed', unchanged: 'unchanged', prune: 'deleted' } as const;
 
 export function registerApplyCommand(program: Command): void {
@@ -34,9 +35,8 @@ export function registerApplyCommand(program: Command): void {
     )
     .requiredOption(
       '-f, --filename <path>',
-      'a YAML/JSON file or a directory of them (repeatable)',
+      'a YAML/JSON file, a directory of them, or - for standard input (repeatable)',
       collect,
-      [],
     )
     .addOption(
       new Option(
@@ -80,7 +80,7 @@ export function registerApplyCommand(program: Command): void {
 }
 
 /** Every refusal, once per field, with the document it concerns; then stop before any change. */
-function reportRefusals(verdicts: HubVerdict[]): void {
+export function reportRefusals(verdicts: HubVerdict[]): void {
   const refused = verdicts.flatMap((v) => ('refusal' in v ? [v] : []));
   if (refused.length === 0) return;
   for (const { action, refusal } of refused) {
@@ -98,18 +98,22 @@ function summaryOf(plan: PlannedAction[]): string {
   return `${plan.length} monitor(s): ${counts.created} created, ${counts.changed} changed, ${counts.unchanged} unchanged, ${counts.deleted} deleted`;
 }
 
-/** The plan as it would run; with the hub's verdicts, a change shows the hub's own diff of what it would store. */
-function printDryRun(plan: PlannedAction[], verdicts: HubVerdict[], mode: 'server' | 'client'): void {
+/** Each action as it would run; with the hub's verdicts, a change shows the hub's own diff of what it would store. */
+export function describeDryRun(plan: PlannedAction[], verdicts: HubVerdict[]): string[][] {
   const wouldStore = new Map(verdicts.flatMap((v) => ('wouldStore' in v ? [[v.action, v.wouldStore]] : [])));
-  for (const action of plan) {
+  return plan.map((action) => {
     const stored = wouldStore.get(action);
     const shown =
       action.kind === 'change' && stored !== undefined
         ? { ...action, changes: diffJson(definitionOf(action.current), definitionOf(stored)) }
         : action;
     const outcome = action.kind === 'unchanged' ? 'unchanged' : `would be ${PAST[action.kind]}`;
-    process.stdout.write(describeAction(shown, outcome).join('\n') + '\n');
-  }
+    return describeAction(shown, outcome);
+  });
+}
+
+function printDryRun(plan: PlannedAction[], verdicts: HubVerdict[], mode: 'server' | 'client'): void {
+  for (const lines of describeDryRun(plan, verdicts)) process.stdout.write(lines.join('\n') + '\n');
   const checked = mode === 'server' ? 'the hub accepted every document; ' : '';
   process.stdout.write(`${summaryOf(plan)} (dry run: ${checked}nothing was changed)\n`);
 }

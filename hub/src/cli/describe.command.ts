@@ -5,27 +5,8 @@ import { age, describeLastRun } from './resource-columns.js';
 import type { MonitorMetricsFigures } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { findMonitor, type MonitorScope } from './monitor-lookup.js';
-
-/** What a run's step records hold that a person needs to see why it failed (hub/src/runner/run-outcome.ts). */
-interface StepRecord {
-  nodeId?: string;
-  status?: string;
-  error?: string;
-  assertions?: Array<{ passed?: boolean; message?: string }>;
-}
-
-/** The failing steps of a run, one line each, with each failed assertion under its step. */
-function failingSteps(run: Run): string[] {
-  const lines: string[] = [];
-  for (const step of (run.steps ?? []) as StepRecord[]) {
-    if (step.status === 'passed' || step.status === 'skipped') continue;
-    lines.push(`      ${step.nodeId ?? '?'}: ${step.error ?? step.status ?? 'failed'}`);
-    for (const assertion of step.assertions ?? [])
-      if (assertion.passed === false) lines.push(`        ${assertion.message ?? 'assertion failed'}`);
-  }
-  if (lines.length === 0 && run.success === false) lines.push(...run.errors.map((error) => `      ${error}`));
-  return lines;
-}
+import { registerDescribeRun } from './describe-run.js';
+import { failingSteps } from './run-steps.js';
 
 function describeNodes(monitor: Monitor): string[] {
   return monitor.nodes.map((node) => {
@@ -106,4 +87,5 @@ export function registerDescribeCommand(program: Command): void {
       ];
       process.stdout.write(formatMonitorDescription(monitor, health, runs, new Date()));
     });
+  registerDescribeRun(describe);
 }

@@ -9,11 +9,16 @@ import {
 import { describeIssue } from '../contract/issue-path.js';
 import { isMonitorResource, monitorResourceToDefinition } from '../contract/monitor-resource.js';
 import { toFieldIssues } from '../http/validation.js';
+import { LIST_KIND } from './monitor-manifest.js';
 
-/** Where a document came from: `file:N` with N counted from 1, as the error lines print it. */
+/**
+ * Where a document came from: `file:N` with N counted from 1, as the error lines print it, and `items[K]` for the
+ * K-th item of a `List` document.
+ */
 export interface DocumentSource {
   file: string;
   index: number;
+  item?: number;
 }
 
 export interface MonitorDocument {
@@ -30,7 +35,8 @@ export interface DocumentProblem {
 }
 
 export function describeSource(source: DocumentSource): string {
-  return `${source.file}:${source.index}`;
+  const item = source.item === undefined ? '' : ` items[${source.item}]`;
+  return `${source.file}:${source.index}${item}`;
 }
 
 /** A problem as the commands print it: `file:N: path: message`. */
@@ -55,10 +61,24 @@ export class UnreadablePathError extends Error {
   }
 }
 
+/** `-f -`: the documents come from standard input, as with kubectl. */
+export const STDIN_PATH = '-';
+const STDIN_NAME = '<stdin>';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** The files named, with each directory replaced by its YAML and JSON files in name order. */
 async function expandPaths(paths: string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
+    if (path === STDIN_PATH) {
+      files.push(STDIN_NAME);
+      continue;
+    }
     const info = await stat(path).catch((error: unknown) => {
       throw new UnreadablePathError(path, error);
     });
@@ -105,7 +125,8 @@ export async function readMonitorDocuments(
   const documents: MonitorDocument[] = [];
   const problems: DocumentProblem[] = [];
   for (const file of await expandPaths(paths)) {
-    const parsedFile = parseAllDocuments(await readFile(file, 'utf8'));
+    const text = file === STDIN_NAME ? await readStdin() : await readFile(file, 'utf8');
+    const parsedFile = parseAllDocuments(text);
     const list = Array.isArray(parsedFile) ? parsedFile : [parsedFile];
     list.forEach((document, position) => {
       const source = { file, index: position + 1 };
@@ -119,13 +140,30 @@ export async function readMonitorDocuments(
       }
       const raw: unknown = document.toJS();
       if (raw === null || raw === undefined) return;
-      const outcome = parseDocument(source, raw);
-      if (Array.isArray(outcome)) problems.push(...outcome);
-      else documents.push(outcome);
+      const items = listItems(raw);
+      if (items === 'invalid')
+        return void problems.push({ source, path: 'items', message: 'must be a list' });
+      const entries =
+        items === undefined
+          ? [{ source, raw }]
+          : items.map((r, item) => ({ source: { ...source, item }, raw: r }));
+      for (const entry of entries) {
+        const outcome = parseDocument(entry.source, entry.raw);
+        if (Array.isArray(outcome)) problems.push(...outcome);
+        else documents.push(outcome);
+      }
     });
   }
   problems.push(...findDuplicateIdentities(documents));
   return { documents, problems };
+}
+
+/** The items of kubectl's `List` document (what `get monitors -o yaml` prints), else undefined. */
+function listItems(raw: unknown): unknown[] | 'invalid' | undefined {
+  if (typeof raw !== 'object' || raw === null || (raw as { kind?: unknown }).kind !== LIST_KIND)
+    return undefined;
+  const { items } = raw as { items?: unknown };
+  return Array.isArray(items) ? items : 'invalid';
 }
 
 function findDuplicateIdentities(documents: MonitorDocument[]): DocumentProblem[] {

@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
+import { listManifest } from './monitor-manifest.js';
 
 /** kubectl's `-o`: a table, the table with more columns, the objects as JSON or YAML, or `kind/id` per line. */
 export const outputFormats = ['table', 'wide', 'json', 'yaml', 'name'] as const;
@@ -31,16 +32,25 @@ export interface Column<T> {
   wide?: boolean;
 }
 
+export interface PrintOptions<T> {
+  format: OutputFormat;
+  kind: string;
+  columns: Column<T>[];
+  single: boolean;
+  plural: string;
+  /** What JSON and YAML print of an item that `apply` takes back (a resource); a list is then a `List`. */
+  manifest?: (item: T) => unknown;
+}
+
 /**
  * Prints `items` in `format`. A single object (`get monitor NAME`) prints as an object in JSON and YAML, a list as
- * a list; `name` prints `kind/id`; an empty table says so on stderr, as kubectl does, so stdout stays parseable.
+ * a list (kubectl's `List` for resources); `name` prints `kind/id`; an empty table says so on stderr, as kubectl
+ * does, so stdout stays parseable.
  */
-export function printItems<T extends { id: string }>(
-  items: T[],
-  options: { format: OutputFormat; kind: string; columns: Column<T>[]; single: boolean; plural: string },
-): void {
-  const { format, kind, columns, single } = options;
-  const value = single ? items[0] : items;
+export function printItems<T extends { id: string }>(items: T[], options: PrintOptions<T>): void {
+  const { format, kind, columns, single, manifest } = options;
+  const objects = manifest === undefined ? items : items.map(manifest);
+  const value = single ? objects[0] : manifest === undefined ? objects : listManifest(objects);
   if (format === 'json') return void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
   if (format === 'yaml') return void process.stdout.write(stringifyYaml(value));
   if (format === 'name')

@@ -5,8 +5,7 @@ import { CommandFailure, ExitCode } from './exit-codes.js';
 import { runColumns } from './resource-columns.js';
 import type { HubClient } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
-import { describeProblem, identityKey, readMonitorDocuments } from './monitor-documents.js';
-import { findMonitor, type MonitorScope } from './monitor-lookup.js';
+import { findMonitor, monitorsDefinedIn, type MonitorScope } from './monitor-lookup.js';
 import { outputOption, printItems, type OutputFormat } from './output-format.js';
 
 interface TriggerOptions extends HubOptions, MonitorScope {
@@ -25,22 +24,10 @@ async function chosenMonitors(hub: HubClient, names: string[], options: TriggerO
   const monitors = [];
   for (const name of names) monitors.push(await findMonitor(hub, name, options));
   if (options.filename.length === 0) return monitors;
-  const { documents, problems } = await readMonitorDocuments(options.filename);
-  if (problems.length > 0) {
-    for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
-    throw new CommandFailure(ExitCode.usage);
-  }
-  for (const { id, definition } of documents) {
-    const { project, environment, name } = definition;
-    const monitor =
-      id === undefined ? await hub.findMonitor(project, environment, name) : await hub.getMonitor(id);
-    if (monitor === undefined)
-      throw new CommandFailure(
-        ExitCode.failed,
-        `monitor ${identityKey(definition)} not found: apply it first`,
-      );
-    monitors.push(monitor);
-  }
+  const { found, missing } = await monitorsDefinedIn(hub, options.filename);
+  if (missing[0] !== undefined)
+    throw new CommandFailure(ExitCode.failed, `monitor ${missing[0]} not found: apply it first`);
+  monitors.push(...found);
   return monitors;
 }
 

@@ -24,6 +24,16 @@ export interface MonitorMetricsFigures {
   lastRun: { id: string; status: string; success: boolean; startedAt: string; durationMs: number } | null;
 }
 
+/** What a client reads of a row of `GET /metrics/monitors` (the full shape: `MonitorMetricsRow`). */
+export interface MonitorHealthRow {
+  monitorId: string;
+  status: string;
+  successRate: number;
+  p95DurationMs: number;
+  lastRunAt: string | null;
+  lastRunSuccess: boolean | null;
+}
+
 // A 429 comes from the hub's rate limit before any route ran, so sending the same request again is safe.
 const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
 
@@ -53,6 +63,16 @@ export interface WriteOptions {
   dryRun?: boolean;
 }
 const dryRunQuery = (write: WriteOptions) => (write.dryRun === true ? '?dryRun=true' : '');
+
+/** The filters of `GET /runs/`. */
+export interface RunListFilter {
+  monitorId?: string | undefined;
+  status?: string | undefined;
+  executionGroupId?: string | undefined;
+  project?: string | undefined;
+  environment?: string | undefined;
+  limit: number;
+}
 
 /** The hub's REST API as the client commands use it. */
 export function createHubClient(baseUrl: string, apiKey: string, options: HubClientOptions = {}) {
@@ -129,22 +149,31 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         await call<{ data: MonitorMetricsFigures }>('GET', `/metrics/monitors/${encodeURIComponent(id)}`)
       )?.data;
     },
+    /** Every monitor's health row over 24 hours (`GET /metrics/monitors`): a request per 100 monitors. */
+    async listMonitorHealth(): Promise<MonitorHealthRow[]> {
+      const all: MonitorHealthRow[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const query = new URLSearchParams({ period: '24h', limit: '100', offset: String(offset) });
+        const answer = await call<{ data: MonitorHealthRow[]; total: number }>(
+          'GET',
+          `/metrics/monitors?${query.toString()}`,
+        );
+        all.push(...(answer?.data ?? []));
+        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
+      }
+    },
     /** Starts a manual run in every location of the monitor (`POST /runs/trigger/{id}`); the first run. */
     async triggerRun(monitorId: string, request: { environment: string }): Promise<Run> {
       const path = `/runs/trigger/${encodeURIComponent(monitorId)}`;
       return ((await call<{ data: Run }>('POST', path, request)) as { data: Run }).data;
     },
-    /** The newest runs first, at most `limit` (1 to 100), of one monitor and status when given. */
-    async listRuns(filter: {
-      monitorId?: string;
-      status?: string;
-      executionGroupId?: string;
-      limit: number;
-    }): Promise<Run[]> {
+    /** The newest runs first, at most `limit` (1 to 100), matching every filter given. */
+    async listRuns(filter: RunListFilter): Promise<Run[]> {
       const query = new URLSearchParams({ limit: String(filter.limit) });
-      if (filter.monitorId !== undefined) query.set('monitorId', filter.monitorId);
-      if (filter.executionGroupId !== undefined) query.set('executionGroupId', filter.executionGroupId);
-      if (filter.status !== undefined) query.set('status', filter.status);
+      for (const key of ['monitorId', 'executionGroupId', 'status', 'project', 'environment'] as const) {
+        const value = filter[key];
+        if (value !== undefined) query.set(key, value);
+      }
       return (await call<{ data: Run[] }>('GET', `/runs/?${query.toString()}`))?.data ?? [];
     },
     /** The newest notification events first, at most `limit` (1 to 100). */
@@ -166,6 +195,10 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
+    },
+    /** The hub's version (`GET /`); undefined when the hub does not say. */
+    async getServerVersion(): Promise<string | undefined> {
+      return (await call<{ version?: string }>('GET', '/'))?.version;
     },
     async getRun(id: string): Promise<Run | undefined> {
       return (await call<{ data: Run }>('GET', `/runs/${encodeURIComponent(id)}`))?.data;

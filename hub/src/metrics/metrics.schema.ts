@@ -98,6 +98,10 @@ export const monitorMetricsRowSchema = z
     p50DurationMs: z.number(),
     p95DurationMs: z.number(),
     lastRunAt: timestamp.nullable(),
+    lastRunSuccess: z
+      .boolean()
+      .nullable()
+      .meta({ description: 'Whether the run at `lastRunAt` succeeded; null when the monitor never ran.' }),
     lastSuccessAt: timestamp.nullable(),
     lastFailureAt: timestamp.nullable(),
     maintenance,

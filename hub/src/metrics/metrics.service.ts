@@ -307,6 +307,7 @@ function rowOf({
     p50DurationMs: figures.p50DurationMs,
     p95DurationMs: figures.p95DurationMs,
     lastRunAt: latest?.lastRunAt?.toISOString() ?? null,
+    lastRunSuccess: latest?.lastRunAt == null ? null : latest.lastRunSuccess === true,
     lastSuccessAt: latest?.lastSuccessAt?.toISOString() ?? null,
     lastFailureAt: latest?.lastFailureAt?.toISOString() ?? null,
     maintenance: maintenanceJson(maintenance),

@@ -10,6 +10,9 @@ export interface RunFilter {
   monitorId?: string | undefined;
   status?: RunRow['status'] | undefined;
   executionGroupId?: string | undefined;
+  /** Runs of the monitors of this project. */
+  project?: string | undefined;
+  environment?: string | undefined;
 }
 
 export async function insertRuns(db: Executor, rows: Insertable<RunTable>[]): Promise<RunRow[]> {
@@ -97,12 +100,23 @@ export async function findRun(db: Executor, organizationId: string, id: string):
 /** Up to this many matching runs a list's total is counted; above it, it is estimated (docs/runs.md). */
 export const COUNTED_TOTAL_LIMIT = 10_000;
 
+const projectMonitorIds = (db: Executor, organizationId: string, project: string) =>
+  db
+    .selectFrom('monitors')
+    .select('monitors.id')
+    .where('monitors.organization_id', '=', organizationId)
+    .where('monitors.project', '=', project);
+
 function filteredRuns(db: Executor, organizationId: string, filter: RunFilter) {
   let query = db.selectFrom('runs').where('runs.organization_id', '=', organizationId);
   if (filter.monitorId !== undefined) query = query.where('runs.monitor_id', '=', filter.monitorId);
   if (filter.status !== undefined) query = query.where('runs.status', '=', filter.status);
   if (filter.executionGroupId !== undefined)
     query = query.where('runs.execution_group_id', '=', filter.executionGroupId);
+  if (filter.environment !== undefined) query = query.where('runs.environment', '=', filter.environment);
+  const { project } = filter;
+  if (project !== undefined)
+    query = query.where('runs.monitor_id', 'in', projectMonitorIds(db, organizationId, project));
   return query;
 }
 
@@ -137,13 +151,19 @@ export async function estimateRunTotal(
         ? 'failure_count'
         : 'run_count';
   const monitor = filter.monitorId === undefined ? sql`` : sql`and d.monitor_id = ${filter.monitorId}`;
+  const project =
+    filter.project === undefined
+      ? sql``
+      : sql`and d.monitor_id in (${projectMonitorIds(db, organizationId, filter.project)})`;
   const oldest = filteredRuns(db, organizationId, filter)
     .select('runs.created_at')
     .orderBy('runs.created_at', 'asc')
     .limit(1);
+  // A day rollup row is kept per environment and for every environment under '' (metrics/hour-rollup.repository).
   const { rows } = await sql<{ estimate: string | null }>`
     select sum(d.${sql.ref(column)}) as estimate from run_rollups_day d
-    where d.organization_id = ${organizationId} and d.environment = '' ${monitor}
+    where d.organization_id = ${organizationId} and d.environment = ${filter.environment ?? ''}
+      ${monitor} ${project}
       and d.day >= date_bin('1 day', (${oldest}), timestamptz 'epoch')`.execute(db);
   return Number(rows[0]?.estimate ?? 0);
 }

@@ -17,6 +17,8 @@ export const listRunsQuery = z.strictObject({
   monitorId: monitorIdSchema.optional(),
   status: runStatusSchema.optional(),
   executionGroupId: z.string().min(1).max(64).optional(),
+  project: scopeNameSchema.optional().meta({ description: 'Only runs of this project’s monitors.' }),
+  environment: scopeNameSchema.optional().meta({ description: 'Only runs in this environment.' }),
   page: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });

@@ -73,7 +73,14 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
     compute: ({ organizationId, filter }) => estimateRunTotal(db, organizationId, filter),
     maxAgeMs: () => ESTIMATE_MAX_AGE_MS,
     keyOf: ({ organizationId, filter }) =>
-      JSON.stringify([organizationId, filter.monitorId, filter.status, filter.executionGroupId]),
+      JSON.stringify([
+        organizationId,
+        filter.monitorId,
+        filter.status,
+        filter.executionGroupId,
+        filter.project,
+        filter.environment,
+      ]),
     now: () => clock.now().getTime(),
     maxEntries: 1_000,
     onRefreshError: () => undefined,
