@@ -62,7 +62,7 @@ export class UnreadablePathError extends Error {
 }
 
 /** `-f -`: the documents come from standard input, as with kubectl. */
-export const STDIN_PATH = '-';
+const STDIN_PATH = '-';
 const STDIN_NAME = '<stdin>';
 
 async function readStdin(): Promise<string> {
