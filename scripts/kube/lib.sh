@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared by scripts/kube/build-binaries.sh (control plane) and scripts/node/build-node-binaries.sh (node):
+# Shared by scripts/kube/build-binaries.sh (the four Kubernetes programs) and the scripts it serves:
 # Debian's kubernetes v1.20.2 source tree, fetched through a private apt configuration and built offline with
 # Debian's Go. Source it after setting LOG_PREFIX (e.g. kube:build); it defines functions and constants only.
 # shellcheck shell=bash
