@@ -67,8 +67,6 @@ main() {
   say "building kube-apiserver, kube-controller-manager, kubelet and kube-scheduler (about 20 minutes on 2 cores)"
   local log="$CACHE_ROOT/kubernetes-$KUBE_VERSION-build.log" build_started=$SECONDS
   mkdir -p "$work/home"
-  # kubelet is not in the tree's list of static binaries, so the Makefile builds it with the environment's
-  # CGO_ENABLED; make_tree's 0 makes it a static pure-Go binary like the others.
   if ! make_tree "$tree" "$work/home" "$log" \
     "cmd/kube-apiserver cmd/kube-controller-manager cmd/kubelet cmd/kube-scheduler" "$GO_TAGS"; then
     tail -n 40 "$log" >&2
