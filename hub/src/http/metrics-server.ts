@@ -13,6 +13,7 @@ export async function startMetricsServer(
   registry: Registry,
   port: number,
   host: string,
+  setting = 'METRICS_PORT',
 ): Promise<RunningMetricsServer> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
@@ -27,6 +28,6 @@ export async function startMetricsServer(
           .end(`metrics collection failed: ${String(error)}\n`),
     );
   });
-  const { url, close } = await listen(server, port, host);
+  const { url, close } = await listen(server, port, host, { setting });
   return { server, url: `${url}/metrics`, close };
 }
