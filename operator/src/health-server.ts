@@ -27,5 +27,5 @@ export async function startHealthServer(checks: HealthChecks, port: number, host
       .writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' })
       .end(`${ok ? 'ok' : 'not ok'}: ${reason}\n`);
   });
-  return listen(server, port, host);
+  return listen(server, port, host, { setting: 'HEALTH_PORT' });
 }

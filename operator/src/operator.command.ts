@@ -1,11 +1,11 @@
 // `meerkat operator`: the Kubernetes controller. It acts in the hub with its own API key (one organization per
 // installation) and finds the cluster as kubectl does (in-cluster ServiceAccount, else KUBECONFIG).
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { createHubClient } from '../../hub/src/client/hub-client.js';
 import { createLogger } from '../../hub/src/log/logger.js';
 import { createMetricsRegistry } from '../../hub/src/system/metrics-registry.js';
 import { startMetricsServer } from '../../hub/src/http/metrics-server.js';
+import { loadClusterConfig } from './cluster-config.js';
 import { startHealthServer } from './health-server.js';
 import { loadOperatorSettings } from './operator-settings.js';
 import { parseProjectPolicy } from './project-tenancy.js';
@@ -19,8 +19,7 @@ export function registerOperatorCommand(program: Command): void {
     .action(async () => {
       const settings = loadOperatorSettings(process.env);
       const log = createLogger(settings.LOG_LEVEL, { process: 'operator' });
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromDefault();
+      const kubeConfig = loadClusterConfig(process.env);
       const registry = createMetricsRegistry('operator');
       const leaseMs = settings.OPERATOR_LEASE_SECONDS * 1000;
       const publicUrl = settings.MEERKAT_PUBLIC_URL ?? settings.MEERKAT_URL;

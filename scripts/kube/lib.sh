@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared by scripts/kube/build-binaries.sh (control plane) and scripts/node/build-node-binaries.sh (node):
+# Shared by scripts/kube/build-binaries.sh (the four Kubernetes programs) and the scripts it serves:
 # Debian's kubernetes v1.20.2 source tree, fetched through a private apt configuration and built offline with
 # Debian's Go. Source it after setting LOG_PREFIX (e.g. kube:build); it defines functions and constants only.
 # shellcheck shell=bash
@@ -117,8 +117,10 @@ make_tree() {
   (
     cd "$tree"
     # Debian's Go first, whatever else is on PATH; no network, no host Go settings, a private HOME for the cache.
+    # KUBE_STATIC_OVERRIDES puts kubelet among the static programs, so all four are one `go install`: otherwise
+    # kubelet's own one, with other compiler flags (no -installsuffix static), compiles the shared packages again.
     env -u GOTOOLCHAIN -u GOPATH -u GOCACHE -u GOMODCACHE -u GOENV -u GOROOT \
-      PATH="/usr/lib/go/bin:$PATH" HOME="$home" GOPROXY=off CGO_ENABLED=0 \
+      PATH="/usr/lib/go/bin:$PATH" HOME="$home" GOPROXY=off CGO_ENABLED=0 KUBE_STATIC_OVERRIDES=kubelet \
       make WHAT="$what" GOFLAGS="$goflags" GOLDFLAGS="-s -w"
   ) >"$log" 2>&1
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The node tests' (docs/adr/0019-real-node-in-tests.md) pod sandbox ("pause") image, built from scratch
 # with buildah since no registry can be reached. It holds only the static pause program that
-# scripts/node/build-node-binaries.sh builds, and is written as an OCI archive for `ctr images import`:
+# scripts/kube/build-binaries.sh builds, and is written as an OCI archive for `ctr images import`:
 #   ${XDG_CACHE_HOME:-~/.cache}/meerkat/images/pause-v1.20.2.oci.tar   named localhost/meerkat-pause:v1.20.2
 # buildah keeps its own storage (vfs driver, no overlay mount needed) under the cache root, apart from the
 # machine's /var/lib/containers. Idempotent: returns at once when the archive exists.
@@ -21,7 +21,7 @@ main() {
     say "$IMAGE_NAME is cached in $ARCHIVE"
     return 0
   fi
-  [[ -x $PAUSE_BINARY ]] || fail "no $PAUSE_BINARY: run scripts/node/build-node-binaries.sh first"
+  [[ -x $PAUSE_BINARY ]] || fail "no $PAUSE_BINARY: run npm run provision first"
   ensure_packages buildah:buildah
   local started=$SECONDS
   # Global, since the EXIT trap runs after main's locals are gone.

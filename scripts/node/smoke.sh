@@ -3,7 +3,7 @@
 # the test control plane (scripts/node/start-control-plane.ts), containerd with the cached images, the kubelet and
 # the scheduler under a fresh temp dir, runs a Job of localhost/meerkat:dev (`meerkat --version`, hostNetwork,
 # non-root, read-only root filesystem) to completion, prints its log and the timings, then stops and removes
-# everything, also on failure. Needs `npm run kube:build` and `npm run node:build`.
+# everything, also on failure. Needs `npm run provision`.
 # Root on Debian. Usage: bash scripts/node/smoke.sh
 set -euo pipefail
 shopt -s inherit_errexit

@@ -100,7 +100,7 @@ main() {
   base=$(realpath -m "$1")
   dir="$base/kubelet"
   kubeconfig=$(realpath "$2")
-  [[ -x $KUBELET ]] || fail "no $KUBELET: run scripts/node/build-node-binaries.sh first"
+  [[ -x $KUBELET ]] || fail "no $KUBELET: run npm run provision first"
   local socket="$base/containerd/containerd.sock"
   [[ -S $socket ]] || fail "no containerd socket at $socket: run scripts/node/start-containerd.sh $1 first"
   mkdir -p "$dir/root" "$dir/pki" "$dir/volume-plugins"

@@ -17,7 +17,7 @@ main() {
   local dir kubeconfig
   dir="$(realpath -m "$1")/scheduler"
   kubeconfig=$(realpath "$2")
-  [[ -x $SCHEDULER ]] || fail "no $SCHEDULER: run scripts/node/build-node-binaries.sh first"
+  [[ -x $SCHEDULER ]] || fail "no $SCHEDULER: run npm run provision first"
   mkdir -p "$dir"
   if [[ -f "$dir/scheduler.pid" ]] && kill -0 "$(cat "$dir/scheduler.pid")" 2>/dev/null; then
     say "already running (pid $(cat "$dir/scheduler.pid"))"

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 export const KUBE_VERSION = 'v1.20.2';
-const BUILD_COMMAND = 'npm run kube:build';
+const BUILD_COMMAND = 'npm run provision';
 
 export interface KubeBinaries {
   etcd: string;

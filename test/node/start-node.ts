@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeClusterInfo } from '../kube/start-cluster.js';
 import { KUBE_VERSION, meerkatCacheRoot } from '../kube/binaries.js';
 
-const NODE_BUILD_COMMAND = 'npm run node:build';
+const NODE_BUILD_COMMAND = 'npm run provision';
 const NODE_NAME = 'meerkat-node';
 /** The node's taint: only pods that tolerate it run here, so the `*.kube.test.ts` files' pods stay unscheduled. */
 export const NODE_TAINT = { key: 'meerkat.dev/node-tests', value: 'true', effect: 'NoSchedule' } as const;

@@ -11,6 +11,7 @@ import {
 } from './exit-codes.js';
 import { HubRequestError } from '../client/hub-client.js';
 import { UnreadablePathError } from './monitor-documents.js';
+import { PortUnavailableError } from '../http/port-unavailable-error.js';
 
 /** Failures a person can act on end the process with one line on stderr, not a stack trace. */
 export async function runCommand(action: () => Promise<unknown>): Promise<void> {
@@ -25,7 +26,7 @@ export async function runCommand(action: () => Promise<unknown>): Promise<void> 
       process.stderr.write(`meerkat: ${error.message}\n`);
       process.exit(error instanceof InvalidSettingError ? 2 : 1);
     }
-    if (error instanceof DependencyUnavailableError) {
+    if (error instanceof DependencyUnavailableError || error instanceof PortUnavailableError) {
       process.stderr.write(`meerkat: ${error.message}\n`);
       process.exit(1);
     }

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerClientErrorsWithJson } from './client-errors.js';
+import { isListenFailure, PortUnavailableError } from './port-unavailable-error.js';
 
 export interface ListeningServer {
   /** `http://host:port`, with an IPv6 host in brackets. */
@@ -19,12 +20,15 @@ export interface ListenOptions {
   closeConnections?: 'all' | 'idle';
   /** With `idle`: how long in-flight requests get before their connections are dropped (default 10 s). */
   drainMs?: number;
+  /** The setting the port comes from, named when the port cannot be taken (PortUnavailableError). */
+  setting?: string;
 }
 
 const DEFAULT_DRAIN_MS = 10_000;
 
 /**
- * Listens on `host:port` (0 for a free port); rejects when the port cannot be taken. Requests Node's parser
+ * Listens on `host:port` (0 for a free port); rejects when the port cannot be taken (a PortUnavailableError when
+ * the address is in use, privileged or not this machine's). Requests Node's parser
  * refuses get a JSON error body too (client-errors.ts).
  */
 export async function listen(
@@ -40,7 +44,9 @@ export async function listen(
     if (closing) res.setHeader('Connection', 'close');
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) =>
+      reject(isListenFailure(error) ? new PortUnavailableError(host, port, options.setting, error) : error),
+    );
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;

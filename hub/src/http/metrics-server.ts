@@ -35,7 +35,7 @@ export async function startMetricsServer(
   registry: Registry,
   port: number,
   host: string,
-  options: { bearerToken?: string | undefined } = {},
+  options: { bearerToken?: string | undefined; setting?: string } = {},
 ): Promise<RunningMetricsServer> {
   const expected = options.bearerToken === undefined ? undefined : digest(options.bearerToken);
   const server = createServer((req, res) => {
@@ -62,6 +62,6 @@ export async function startMetricsServer(
           .end(`metrics collection failed: ${String(error)}\n`),
     );
   });
-  const { url, close } = await listen(server, port, host);
+  const { url, close } = await listen(server, port, host, { setting: options.setting ?? 'METRICS_PORT' });
   return { server, url: `${url}/metrics`, close };
 }

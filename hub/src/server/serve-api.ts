@@ -99,6 +99,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   const { url, close } = await listen(server, settings.PORT, settings.HOST, {
     closeConnections: 'idle',
     drainMs: drainPartOfGraceMs(settings.SHUTDOWN_GRACE_SECONDS),
+    setting: 'PORT',
   });
   log.info(
     { url, database: components.database.description, redis: settings.REDIS_URL !== undefined },
