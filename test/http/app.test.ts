@@ -195,10 +195,13 @@ describe('the hub HTTP foundation', () => {
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('reports ready when the database and Redis answer', async () => {
+  it('reports ready when the database and Redis answer, and Redis may not evict keys', async () => {
     const res = await hub.request('GET', '/readyz', { as: null });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', redis: 'ok', redis_eviction_policy: 'ok' },
+    });
   });
 
   it('serves an OpenAPI 3.1 document', async () => {
