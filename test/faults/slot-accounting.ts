@@ -126,3 +126,33 @@ export function formatCounts(label: string, counts: Omit<SlotCounts, 'missingExa
     `stuck ${stuck}, false failures ${falseFailures}`
   );
 }
+
+/**
+ * Slots of the window [fromMs, toMs) whose monitor's target was asked more than once for them: each request is
+ * the check of the latest slot at or before its arrival (a check never starts before its slot and ends within
+ * the interval), so two requests of one monitor between two of its slots are one slot checked twice. A few
+ * examples, `monitor@iso time at +ms, +ms` (each arrival after its slot), for the failure message.
+ */
+export function slotsRequestedTwice(
+  schedules: readonly Schedule[],
+  hits: readonly TargetHit[],
+  fromMs: number,
+  toMs: number,
+): { count: number; examples: string[] } {
+  const byMonitor = new Map(schedules.map((s) => [s.monitorId, s]));
+  const requests = new Map<string, number[]>();
+  for (const hit of hits) {
+    const schedule = byMonitor.get(hit.monitorId);
+    if (schedule === undefined) continue;
+    const { everyMs, offsetMs } = schedule;
+    const slot = Math.floor((hit.arrivedAt - offsetMs) / everyMs) * everyMs + offsetMs;
+    if (slot < fromMs || slot >= toMs) continue;
+    const key = `${hit.monitorId}@${new Date(slot).toISOString()}`;
+    requests.set(key, [...(requests.get(key) ?? []), hit.arrivedAt - slot]);
+  }
+  const twice = [...requests].filter(([, arrivals]) => arrivals.length > 1);
+  return {
+    count: twice.length,
+    examples: twice.slice(0, 5).map(([key, arrivals]) => `${key} at +${arrivals.join(', +')} ms`),
+  };
+}
