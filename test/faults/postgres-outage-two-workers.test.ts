@@ -7,7 +7,7 @@ import {
   startFaultDeployment,
   type FaultDeployment,
 } from './fault-deployment.js';
-import { countSlots, formatCounts, slotsRequestedTwice, type SlotCounts } from './slot-accounting.js';
+import { countSlots, formatCounts, requestsBeyondRuns, type SlotCounts } from './slot-accounting.js';
 
 const MONITORS = 60;
 const OUTAGE_MS = 60_000;
@@ -41,8 +41,9 @@ describe('PostgreSQL stopped for 60 s under two workers, defaults', () => {
     await target?.close();
   }, 60_000);
 
-  // Issue 32 also asks for one request per slot at the target; 10 to 14 of 600 slots are still asked twice here
-  // (printed above), so that line is measured but not yet held (TODO(#32)).
+  // One request per slot at the target too: a result that waits for the database is handed over, never checked
+  // again. (Counting requests by the slot interval they arrive in saw 6 to 14 of 600 slots twice: checks retried
+  // late, after their worker found no definition of the monitor, arrive in the next slot's interval.)
   it('checks every slot at its time and records it once when PostgreSQL returns', async () => {
     const ids = Array.from({ length: MONITORS }, (_, i) => `pg-60s-${i}`);
     await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
@@ -65,18 +66,19 @@ describe('PostgreSQL stopped for 60 s under two workers, defaults', () => {
       await sleep(2_000);
       counts = await count();
     }
-    const twice = slotsRequestedTwice(schedules, target.hits, fromMs, toMs);
+    const twice = requestsBeyondRuns(await deployment.runs(), target.hits, fromMs, toMs);
     console.log(formatCounts('PostgreSQL stopped 60 s, two workers', counts));
     const iso = (ms: number) => new Date(ms).toISOString();
     console.log(
       `[faults]   window ${iso(fromMs)}..${iso(toMs)}, stopped ${iso(stoppedAt)}, back ${iso(startedAt)}`,
     );
     console.log(`[faults]   missing slots, e.g.: ${counts.missingExamples.join(', ') || 'none'}`);
-    console.log(`[faults]   slots requested twice: ${twice.count} ${twice.examples.join(', ')}`);
+    console.log(`[faults]   requests beyond one per run: ${twice.count} ${twice.examples.join(', ')}`);
     console.log(`[faults]   worker log lines by message: ${JSON.stringify(workerMessages(deployment))}`);
 
     expect(deployment.exited(), 'processes that exited').toEqual([]);
     expect(counts).toMatchObject({ missing: 0, duplicated: 0, stuck: 0, falseFailures: 0 });
+    expect(twice.count, 'requests beyond one per recorded run').toBe(0);
     expect(counts.expected).toBeGreaterThanOrEqual(MONITORS * 8);
   }, 420_000);
 });

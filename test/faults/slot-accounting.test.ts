@@ -5,6 +5,8 @@ import {
   expectedSlots,
   formatCounts,
   isFalseFailure,
+  ledgerOf,
+  requestsBeyondRuns,
   type RecordedRun,
 } from './slot-accounting.js';
 
@@ -87,5 +89,45 @@ describe('slot accounting of the fault suite', () => {
       falseFailures: 2,
     });
     expect(line).toBe('[faults] example: expected 5, recorded 4, duplicated 0, stuck 1, false failures 2');
+  });
+
+  it('counts a request beyond one per run: outside every run, or a second inside one', () => {
+    const runs = [
+      run({ scheduleSlot: '102500', startedAt: new Date(102_500), completedAt: new Date(102_600) }),
+      run({ scheduleSlot: '112500', startedAt: new Date(131_000), completedAt: new Date(131_100) }),
+    ];
+    const hit = (arrivedAt: number, monitorId = 'm1') => ({
+      monitorId,
+      arrivedAt,
+      answeredAt: arrivedAt + 5,
+    });
+    // A check retried late (slot 112500 checked at 131000) is its run's one request, not the next slot's second.
+    expect(requestsBeyondRuns(runs, [hit(102_510), hit(131_010)], 0, 200_000).count).toBe(0);
+    expect(requestsBeyondRuns(runs, [hit(102_510), hit(102_590)], 0, 200_000).count).toBe(1);
+    expect(requestsBeyondRuns(runs, [hit(120_000)], 0, 200_000)).toEqual({
+      count: 1,
+      examples: ['m1 at 1970-01-01T00:02:00.000Z'],
+    });
+    expect(requestsBeyondRuns(runs, [hit(102_510, 'm2'), hit(120_000)], 0, 110_000).count).toBe(1);
+  });
+
+  it('tells for each due slot whether it ran, has a gap, both, or neither', () => {
+    const ledger = ledgerOf({
+      schedules: [everyTen],
+      fromMs: 100_000,
+      toMs: 140_000,
+      runs: [run({ scheduleSlot: '102500' }), run({ scheduleSlot: '112500' })],
+      gaps: [
+        { monitorId: 'm1', scheduleSlot: '112500', reason: 'lost' },
+        { monitorId: 'm1', scheduleSlot: '122500', reason: 'skipped_late' },
+      ],
+    });
+    expect(ledger).toEqual({
+      expected: 4,
+      ran: 2,
+      gaps: { lost: 1, skipped_late: 1 },
+      both: 1,
+      unreported: [{ monitorId: 'm1', slotMs: 132_500 }],
+    });
   });
 });

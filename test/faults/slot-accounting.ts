@@ -19,6 +19,13 @@ export interface RecordedRun {
   completedAt: Date | null;
 }
 
+/** A gap row of the slot ledger: a slot that got no run, and why. */
+export interface RecordedGap {
+  monitorId: string;
+  scheduleSlot: string;
+  reason: string;
+}
+
 /** A request the counting target received; `answeredAt` is set when it sent a whole 200 response. */
 export interface TargetHit {
   monitorId: string;
@@ -128,31 +135,75 @@ export function formatCounts(label: string, counts: Omit<SlotCounts, 'missingExa
 }
 
 /**
- * Slots of the window [fromMs, toMs) whose monitor's target was asked more than once for them: each request is
- * the check of the latest slot at or before its arrival (a check never starts before its slot and ends within
- * the interval), so two requests of one monitor between two of its slots are one slot checked twice. A few
- * examples, `monitor@iso time at +ms, +ms` (each arrival after its slot), for the failure message.
+ * Requests the target received that no recorded run accounts for: a check made twice. Each request belongs to the
+ * run of its monitor that was under way when it arrived (each test's monitors send one request per run and have
+ * one run in flight at a time), so a request inside no run's span [startedAt, completedAt] was made by a check
+ * whose result was not kept (its slot's row came from another check), and a run with two requests in its span
+ * asked twice. Exact where a slot-of-arrival guess is not: a check retried late lands in the next slot's
+ * interval. Only requests that arrived in [fromMs, toMs) count; a few examples, `monitor at iso time`.
  */
-export function slotsRequestedTwice(
-  schedules: readonly Schedule[],
+export function requestsBeyondRuns(
+  runs: readonly RecordedRun[],
   hits: readonly TargetHit[],
   fromMs: number,
   toMs: number,
+  slack = 50,
 ): { count: number; examples: string[] } {
-  const byMonitor = new Map(schedules.map((s) => [s.monitorId, s]));
-  const requests = new Map<string, number[]>();
-  for (const hit of hits) {
-    const schedule = byMonitor.get(hit.monitorId);
-    if (schedule === undefined) continue;
-    const { everyMs, offsetMs } = schedule;
-    const slot = Math.floor((hit.arrivedAt - offsetMs) / everyMs) * everyMs + offsetMs;
-    if (slot < fromMs || slot >= toMs) continue;
-    const key = `${hit.monitorId}@${new Date(slot).toISOString()}`;
-    requests.set(key, [...(requests.get(key) ?? []), hit.arrivedAt - slot]);
+  const spansOf = new Map<string, Array<{ from: number; to: number; requests: number }>>();
+  for (const run of runs) {
+    if (run.startedAt === null) continue;
+    const spans = spansOf.get(run.monitorId) ?? [];
+    const to = run.completedAt?.getTime() ?? Number.POSITIVE_INFINITY;
+    spans.push({ from: run.startedAt.getTime() - slack, to: to + slack, requests: 0 });
+    spansOf.set(run.monitorId, spans);
   }
-  const twice = [...requests].filter(([, arrivals]) => arrivals.length > 1);
+  const beyond: TargetHit[] = [];
+  for (const hit of hits) {
+    if (hit.arrivedAt < fromMs || hit.arrivedAt >= toMs) continue;
+    const span = spansOf.get(hit.monitorId)?.find((s) => s.from <= hit.arrivedAt && hit.arrivedAt <= s.to);
+    if (span === undefined || span.requests > 0) beyond.push(hit);
+    if (span !== undefined) span.requests += 1;
+  }
   return {
-    count: twice.length,
-    examples: twice.slice(0, 5).map(([key, arrivals]) => `${key} at +${arrivals.join(', +')} ms`),
+    count: beyond.length,
+    examples: beyond.slice(0, 5).map((hit) => `${hit.monitorId} at ${new Date(hit.arrivedAt).toISOString()}`),
   };
+}
+
+/** The slot ledger of a window: how each due slot ended. */
+export interface LedgerCounts {
+  expected: number;
+  /** Slots with a run row. */
+  ran: number;
+  /** Slots with a gap row, by reason. */
+  gaps: Record<string, number>;
+  /** Slots with both a run row and a gap: the ledger says two things of one slot. */
+  both: number;
+  /** Slots with neither: what the auditor would find `lost`, no process having said why. */
+  unreported: Array<{ monitorId: string; slotMs: number }>;
+}
+
+/** How each slot due in [fromMs, toMs) ended: a run, a gap with a reason, both (a defect) or neither. */
+export function ledgerOf(input: {
+  schedules: readonly Schedule[];
+  fromMs: number;
+  toMs: number;
+  runs: readonly RecordedRun[];
+  gaps: readonly RecordedGap[];
+}): LedgerCounts {
+  const ran = new Set(input.runs.map((run) => `${run.monitorId}@${run.scheduleSlot}`));
+  const gapOf = new Map(input.gaps.map((gap) => [`${gap.monitorId}@${gap.scheduleSlot}`, gap.reason]));
+  const counts: LedgerCounts = { expected: 0, ran: 0, gaps: {}, both: 0, unreported: [] };
+  for (const schedule of input.schedules)
+    for (const slotMs of expectedSlots(schedule, input.fromMs, input.toMs)) {
+      const key = `${schedule.monitorId}@${slotMs}`;
+      const reason = gapOf.get(key);
+      counts.expected += 1;
+      if (ran.has(key)) counts.ran += 1;
+      if (reason !== undefined) counts.gaps[reason] = (counts.gaps[reason] ?? 0) + 1;
+      if (ran.has(key) && reason !== undefined) counts.both += 1;
+      if (!ran.has(key) && reason === undefined)
+        counts.unreported.push({ monitorId: schedule.monitorId, slotMs });
+    }
+  return counts;
 }
