@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
 import { drainScheduleOutbox, reconcileAllSchedules } from '../../hub/src/scheduling/schedule-reconciler.js';
 import type { DeliveredRunJob, RunJobData, RunQueue } from '../../hub/src/runs/run-queue.js';
+import { insertScheduledRun } from '../../hub/src/runs/run.repository.js';
 import { desiredSchedules, latestSlotMs } from '../../hub/src/scheduling/schedules.js';
 import { startScheduler } from '../../hub/src/server/start-scheduler.js';
 import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
@@ -169,6 +170,49 @@ describe('scheduled runs on BullMQ', () => {
       expect(slot).toBeLessThanOrEqual(now.getTime());
       expect(now.getTime() - slot).toBeLessThan(3_600_000);
       expect(delivered.map((job) => job.slot)).toEqual([String(slot)]);
+    } finally {
+      await consumer.close();
+      await lostQueue.close();
+    }
+  });
+
+  it('restores a lost schedule without queueing a slot that has a run already', async () => {
+    const body = monitorAgainst(target, { name: 'restored', frequency: { every: 1, unit: 'HOUR' } });
+    await hub.request('PUT', '/monitor/restored', { body });
+    const [schedule] = desiredSchedules('acme', {
+      ...monitorDefinitionSchema.parse(body),
+      id: 'restored',
+      createdAt: '',
+      updatedAt: '',
+    });
+    const now = new Date();
+    const slot = latestSlotMs(schedule!, now.getTime());
+    // The slot was checked and recorded before Redis lost the schedule.
+    await insertScheduledRun(hub.db, {
+      organization_id: 'acme',
+      id: 'run_restored_1',
+      monitor_id: 'restored',
+      execution_group_id: 'grp_restored_1',
+      location: 'default',
+      environment: 'production',
+      status: 'completed',
+      triggered_by: 'schedule',
+      schedule_slot: String(slot),
+      errors: JSON.stringify([]),
+    });
+    const lostQueue = testRunQueue();
+    const delivered: DeliveredRunJob[] = [];
+    const consumer = lostQueue.consume(
+      ['default'],
+      (job) => Promise.resolve(void (job.data.monitorId === 'restored' && delivered.push(job))),
+      { concurrency: 1 },
+    );
+    try {
+      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, { backfillAt: now });
+      expect(await lostQueue.listScheduleIds('default')).toContain('acme/restored/default');
+      // Long enough for the job of a queued slot to be delivered, had one been queued.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(delivered).toEqual([]);
     } finally {
       await consumer.close();
       await lostQueue.close();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
+import { scheduleId } from '../scheduling/schedules.js';
 import type { SlotGap } from './slot-gap.js';
 
 /**
@@ -79,4 +80,35 @@ export async function deleteGapsBefore(db: Executor, before: Date, limit: number
     )
     select count(*) as deleted from deleted`.execute(db);
   return Number(rows[0]?.deleted ?? 0);
+}
+
+/** A slot of a monitor at a location, by its due time in epoch milliseconds. */
+export interface SlotKey {
+  organizationId: string;
+  monitorId: string;
+  location: string;
+  slotMs: number;
+}
+
+/**
+ * Which of `slots` have a run row or a gap already, as `<schedule id>@<slot millis>` (as RunQueue.slotsInFlight). One statement; a run is probed by its whole unique key, as in
+ * recordGaps.
+ */
+export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): Promise<Set<string>> {
+  if (slots.length === 0) return new Set();
+  const text = (pick: (slot: SlotKey) => string) => textArray(slots.map(pick));
+  const { rows } = await sql<{ o: string; m: string; l: string; s: string }>`
+    select o, m, l, s
+    from unnest(${text((k) => k.organizationId)}, ${text((k) => k.monitorId)}, ${text((k) => k.location)},
+      ${text((k) => String(k.slotMs))}, ${timestampArray(slots.map((k) => new Date(k.slotMs)))}) as u(o, m, l, s, a)
+    where exists (
+        select 1 from runs
+        where runs.organization_id = u.o and runs.monitor_id = u.m and runs.location = u.l
+          and runs.schedule_slot = u.s and runs.created_at = u.a)
+      or exists (
+        select 1 from slot_gaps g
+        where g.organization_id = u.o and g.monitor_id = u.m and g.location = u.l and g.schedule_slot = u.s)`.execute(
+    db,
+  );
+  return new Set(rows.map((row) => `${scheduleId(row.o, row.m, row.l)}@${row.s}`));
 }

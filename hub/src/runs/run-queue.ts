@@ -100,12 +100,22 @@ export interface RunConsumer {
  */
 export interface RunQueue {
   enqueue(data: RunJobData & { runId: string }): Promise<void>;
-  upsertSchedule(schedule: RunSchedule): Promise<void>;
+  /**
+   * Writes a schedule; its first slot is the first after now, or after `firstSlotAfterMs` (a restore after a loss
+   * starts past every slot a tick may have queued before it).
+   */
+  upsertSchedule(schedule: RunSchedule, options?: { firstSlotAfterMs?: number }): Promise<void>;
   /**
    * The job of one slot of `schedule`, as its scheduler would have made it (the same job id, so never twice):
    * after the schedules were lost, the slot the gap swallowed runs at once instead of waiting for the next one.
    */
   enqueueSlot(schedule: RunSchedule, slotMs: number): Promise<void>;
+  /**
+   * The slots of `location` that its jobs hold and have not finished (queued, delayed, being checked, or checked
+   * with their results waiting to be written), as `<schedule id>@<slot millis>`; and how far ahead of its time
+   * a slot may have been queued. After the schedules were lost, what a restore must not queue again.
+   */
+  slotsInFlight(location: string): Promise<{ slots: ReadonlySet<string>; aheadMs: number }>;
   removeSchedule(location: string, scheduleId: string): Promise<void>;
   listScheduleIds(location: string): Promise<string[]>;
   /** The schedules of `location` with their timing, so a reconcile rewrites only what changed. */

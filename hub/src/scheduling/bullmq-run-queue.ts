@@ -14,6 +14,7 @@ import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-re
 import { createPlaces } from '../system/places.js';
 import { queueLockOptions } from '../system/queue-locks.js';
 import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
+import { scheduleId } from './schedules.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 import type {
   ConsumeOptions,
@@ -295,13 +296,34 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       await bounded(() => queueFor(data.location).add(JOB_NAME, data, { ...jobOptions, jobId: data.runId }));
     },
 
-    async upsertSchedule(schedule: RunSchedule) {
-      await bounded(() => schedules.upsert(schedule, Date.now()));
+    async upsertSchedule(schedule: RunSchedule, upsertOptions = {}) {
+      await bounded(() => schedules.upsert(schedule, upsertOptions.firstSlotAfterMs ?? Date.now()));
     },
 
     async enqueueSlot(schedule, slotMs) {
       const jobId = deliveredSlot({ id: schedule.id, slotMs, data: schedule.data }, 1).id;
-      await bounded(() => queueFor(schedule.location).add(JOB_NAME, schedule.data, { ...jobOptions, jobId }));
+      // A slot still to come waits for its time, as a batch's does.
+      const delay = Math.max(0, slotMs - Date.now());
+      await bounded(() =>
+        queueFor(schedule.location).add(JOB_NAME, schedule.data, { ...jobOptions, jobId, delay }),
+      );
+    },
+
+    async slotsInFlight(location) {
+      const unfinished = ['waiting', 'delayed', 'active', 'prioritized'] as const;
+      const jobsOf = (name: string) => bounded(() => queueFor(name).getJobs([...unfinished]));
+      const [runs, batches, results] = await Promise.all([
+        jobsOf(location),
+        jobsOf(slotsQueueOf(location)),
+        jobsOf(resultsQueueOf(location)),
+      ]);
+      const slots = new Set<string>();
+      for (const job of [...runs, ...batches, ...results])
+        for (const run of deliveredRuns(job))
+          if (run.slot !== undefined)
+            slots.add(`${scheduleId(run.data.organizationId, run.data.monitorId, location)}@${run.slot}`);
+      // A tick queues the slots due before the end of its next window.
+      return { slots, aheadMs: TICK_MS + LOOKAHEAD_MS };
     },
 
     async removeSchedule(location, scheduleId) {

@@ -179,6 +179,7 @@ export function createInProcessRunQueue({
       });
       return Promise.resolve();
     },
+    // Its schedules are never lost (below), so no restore asks for a first slot of its own.
     upsertSchedule(schedule) {
       const existing = timers.get(schedule.id);
       const same =
@@ -198,6 +199,9 @@ export function createInProcessRunQueue({
       if (entry !== undefined) entry.lastSlot = slotMs;
       deliverSlot(schedule, slotMs);
       return Promise.resolve();
+    },
+    slotsInFlight() {
+      return Promise.resolve({ slots: new Set<string>(), aheadMs: 0 });
     },
     removeSchedule(_location, scheduleId) {
       timers.get(scheduleId)?.handle.cancel();

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
 import type { ListedSchedule, RunQueue, RunSchedule } from '../runs/run-queue.js';
+import { accountedSlots } from '../ledger/slot-gap.repository.js';
 import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;
@@ -45,10 +46,43 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
 }
 
 /**
+ * Writes schedules that Redis lost, with the jobs of the slots the loss may have swallowed: the latest slot at
+ * `atMs` (so the monitor runs at once instead of up to a whole interval later) and any due before the restored
+ * schedule's first slot, which starts past every slot a tick may have queued before the loss. A slot still in a
+ * job, or with a run or gap recorded, is not queued again: a loss never gets a slot checked twice. Resolves with
+ * the slots queued.
+ */
+async function restoreLostSchedules(
+  db: Db,
+  queue: RunQueue,
+  lost: readonly RunSchedule[],
+  atMs: number,
+): Promise<number> {
+  const candidates: Array<{ schedule: RunSchedule; slotMs: number }> = [];
+  for (const location of new Set(lost.map((s) => s.location))) {
+    const inFlight = await queue.slotsInFlight(location);
+    const firstSlotAfterMs = atMs + inFlight.aheadMs;
+    for (const schedule of lost.filter((s) => s.location === location)) {
+      await queue.upsertSchedule(schedule, { firstSlotAfterMs });
+      const until = latestSlotMs(schedule, firstSlotAfterMs);
+      for (let slotMs = latestSlotMs(schedule, atMs); slotMs <= until; slotMs += schedule.everyMs)
+        if (!inFlight.slots.has(`${schedule.id}@${slotMs}`)) candidates.push({ schedule, slotMs });
+    }
+  }
+  const accounted = await accountedSlots(
+    db,
+    candidates.map(({ schedule: { data, location }, slotMs }) => ({ ...data, location, slotMs })),
+  );
+  const queued = candidates.filter(({ schedule, slotMs }) => !accounted.has(`${schedule.id}@${slotMs}`));
+  for (const { schedule, slotMs } of queued) await queue.enqueueSlot(schedule, slotMs);
+  return queued.length;
+}
+
+/**
  * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts only what is missing or
- * changed (timing read back from the queue) and removes schedulers nobody wants. Run at start and periodically; heals anything the outbox missed.
- * With `backfillAt` (the schedules were lost), each schedule that was missing also gets the job of its latest
- * slot, so the monitor runs at once instead of up to a whole interval later.
+ * changed (timing read back from the queue) and removes schedulers nobody wants. Run at start and periodically;
+ * heals anything the outbox missed. With `backfillAt` (the schedules were lost), each schedule that was missing
+ * is restored with the slots the loss swallowed (restoreLostSchedules).
  */
 export async function reconcileAllSchedules(
   db: Db,
@@ -63,7 +97,7 @@ export async function reconcileAllSchedules(
       existing.set(schedule.id, { ...schedule, location });
   const wanted = new Set<string>();
   let upserted = 0;
-  let backfilled = 0;
+  const lost: RunSchedule[] = [];
   for (let offset = 0; ; offset += 1000) {
     const rows = await db
       .selectFrom('monitors')
@@ -85,16 +119,17 @@ export async function reconcileAllSchedules(
           current.version === schedule.data.version
         )
           continue;
-        await queue.upsertSchedule(schedule);
         upserted += 1;
-        if ((current === undefined || current.lost) && options.backfillAt !== undefined) {
-          await queue.enqueueSlot(schedule, latestSlotMs(schedule, options.backfillAt.getTime()));
-          backfilled += 1;
-        }
+        if ((current === undefined || current.lost) && options.backfillAt !== undefined) lost.push(schedule);
+        else await queue.upsertSchedule(schedule);
       }
     }
     if (rows.length < 1000) break;
   }
+  const backfilled =
+    options.backfillAt === undefined
+      ? 0
+      : await restoreLostSchedules(db, queue, lost, options.backfillAt.getTime());
   // Only schedulers listed before the scan: one the outbox adds meanwhile is not taken for an orphan.
   let removed = 0;
   for (const [id, { location }] of existing) {
