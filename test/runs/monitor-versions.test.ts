@@ -51,4 +51,20 @@ describe.each(databaseEngines)('a scheduled job names its monitor version, on $n
     await writeMonitor('checkout v2, changed in place', newer);
     expect((await reader.read('acme', 'checkout'))?.name).toBe('checkout v2, changed in place');
   });
+
+  it('a warmed reader knows every monitor before a job names it, and each change after its next warm-up', async () => {
+    const first = new Date(WRITTEN.getTime() + 10_000);
+    await writeMonitor('checkout v3', first);
+    const reader = createMonitorReader(db);
+    await reader.warm();
+    // Changed behind the version's back: a job of that version is served what the warm-up read, no read.
+    await writeMonitor('checkout v3, changed in place', first);
+    expect((await reader.read('acme', 'checkout', first.toISOString()))?.name).toBe('checkout v3');
+
+    const next = new Date(WRITTEN.getTime() + 20_000);
+    await writeMonitor('checkout v4', next);
+    await reader.warm();
+    await writeMonitor('checkout v4, changed in place', next);
+    expect((await reader.read('acme', 'checkout', next.toISOString()))?.name).toBe('checkout v4');
+  });
 });

@@ -120,6 +120,27 @@ export async function listMonitors(
   return { rows, total: Number(count.total) };
 }
 
+/** A monitor row's place in the order of changes: when it changed last, then its key. */
+export interface MonitorChangeCursor {
+  updatedAt: Date;
+  organizationId: string;
+  id: string;
+}
+
+/** Up to `limit` monitors changed after `after` (all, without it), in the order of their last change. */
+export async function listMonitorsChangedAfter(
+  db: Executor,
+  after: MonitorChangeCursor | undefined,
+  limit: number,
+): Promise<MonitorRow[]> {
+  let query = db.selectFrom('monitors').selectAll();
+  if (after !== undefined)
+    query = query.where(
+      sql<boolean>`(updated_at, organization_id, id) > (${after.updatedAt}, ${after.organizationId}, ${after.id})`,
+    );
+  return query.orderBy('updated_at').orderBy('organization_id').orderBy('id').limit(limit).execute();
+}
+
 /** Every organization that owns at least one monitor (there is no organizations table: keys and tokens name them). */
 export async function listOrganizationsWithMonitors(db: Executor): Promise<string[]> {
   const rows = await db

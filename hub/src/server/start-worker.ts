@@ -17,6 +17,12 @@ import { createRunJobHandler } from '../worker/run-job-handler.js';
 import { RESULTS_IN_WRITING } from '../worker/scheduled-run-writer.js';
 import { createWorkerExecutor } from '../worker/worker-executor.js';
 import { createPlaces } from '../system/places.js';
+import { startPeriodic } from '../system/periodic.js';
+import { shortReason } from '../system/dependency-errors.js';
+import { createMonitorReader } from '../worker/monitor-reader.js';
+
+/** How often a worker reads the monitors changed since it last did (a change also reaches it with its jobs). */
+const MONITOR_WARM_MS = 10_000;
 
 const SKIP_GAPS: Record<SkipReason, GapReason> = {
   saturated: 'skipped_saturated',
@@ -57,6 +63,13 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   // WORKER_CONCURRENCY bounds the checks under way, across every location the worker serves.
   const checks = createPlaces(options.concurrency);
   const runners = new Map<EgressPolicy, { runner: MonitorRunner; executor: LocationExecutor }>();
+  // Every monitor's definition, read ahead and kept fresh, so that while PostgreSQL is away each check runs at
+  // its time on whichever worker takes it.
+  const monitors = createMonitorReader(components.db);
+  const warmFailed = (error: unknown) =>
+    log.debug({ reason: shortReason(error) }, 'reading monitor definitions ahead failed');
+  void monitors.warm().catch(warmFailed);
+  const warming = startPeriodic(() => monitors.warm(), MONITOR_WARM_MS, warmFailed);
   const executorFor = (location: string): LocationExecutor => {
     const policy = egress.forLocation(location);
     const existing = runners.get(policy);
@@ -75,6 +88,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       log,
       hooks: options.hooks ?? [],
       checks,
+      monitors,
     });
     runners.set(policy, { runner, executor });
     return executor;
@@ -145,6 +159,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       await consumer.close();
       clearTimeout(abortLater);
       await reaper.stop();
+      await warming.stop();
       await gaps.close();
       await Promise.all([...runners.values()].map(({ runner }) => runner.close()));
     },

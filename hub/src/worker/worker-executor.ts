@@ -17,7 +17,7 @@ import {
 } from '../system/dependency-errors.js';
 import type { Clock } from '../system/clock.js';
 import { createPlaces, type Places } from '../system/places.js';
-import { createMonitorReader } from './monitor-reader.js';
+import { createMonitorReader, type MonitorReader } from './monitor-reader.js';
 import { createParkedResults } from './parked-results.js';
 import { createScheduledRunWriter } from './scheduled-run-writer.js';
 import { handOver, readHandedOver } from './handed-over-results.js';
@@ -37,6 +37,8 @@ export interface WorkerExecutorDeps {
   clock: Clock;
   log: Logger;
   hooks: readonly RunFinishedHook[];
+  /** The definitions the worker remembers, shared by its executors; without it, one of the executor's own. */
+  monitors?: MonitorReader;
   /**
    * The worker's WORKER_CONCURRENCY, shared by the executors of all its locations: checks under way at once.
    * A finished result waiting for its batch's write holds no place here. Without it, checks are not limited.
@@ -66,7 +68,7 @@ function watchedSecrets(secrets: SecretReader) {
 /** The `worker` executor: runs the monitor in this process and records the outcome. */
 export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor {
   const { db, clock, log } = deps;
-  const monitors = createMonitorReader(db);
+  const monitors = deps.monitors ?? createMonitorReader(db);
   const scheduledRuns = createScheduledRunWriter(db, deps.hooks);
   const checks = deps.checks ?? createPlaces(Number.POSITIVE_INFINITY);
   // Results whose write failed because the database was away, by job id: the job's retry writes them.
