@@ -10,7 +10,7 @@ import { startFaultBed, type FaultBed } from '../harness/fault-bed.js';
 import { LOOPBACK_CIDRS } from '../harness/egress.js';
 import { freePort, meerkatBin, runMeerkat, startMeerkat, type MeerkatProcess } from '../harness/processes.js';
 import type { CountingTarget } from './counting-target.js';
-import type { RecordedRun, Schedule } from './slot-accounting.js';
+import type { RecordedGap, RecordedRun, Schedule } from './slot-accounting.js';
 
 const ORGANIZATION = 'acme';
 /** The shortest frequency the contract allows: 10 seconds. */
@@ -18,6 +18,8 @@ const EVERY_TEN_SECONDS = { every: 1 / 6, unit: 'MINUTE' } as const;
 export const TEN_SECONDS_MS = 10_000;
 
 export type ProcessKind = 'hub' | 'scheduler' | 'worker';
+/** The kind of a process by its name: `worker-2` is a worker. */
+const kindOf = (name: string): ProcessKind => name.replace(/-\d+$/, '') as ProcessKind;
 const processArgs: Record<ProcessKind, { args: string[]; ready: RegExp }> = {
   hub: { args: ['hub'], ready: /hub API listening/ },
   scheduler: { args: ['scheduler'], ready: /scheduler running/ },
@@ -49,6 +51,13 @@ export interface FaultDeployment {
   api(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<ApiAnswer>;
   /** Every run row, read on a connection of its own. */
   runs(): Promise<RecordedRun[]>;
+  /** Every gap row of the slot ledger (`slot_gaps`), read on a connection of its own. */
+  gaps(): Promise<RecordedGap[]>;
+  /**
+   * Starts a process anew in place of `process` (which the test stopped or killed, and which must have exited):
+   * same kind and name, new ports; `hub()` and `exited()` know only the new one from then on.
+   */
+  replace(process: MeerkatProcess): Promise<MeerkatProcess>;
   close(): Promise<void>;
 }
 
@@ -118,11 +127,33 @@ export function scheduleOf(monitorId: string, everyMs = TEN_SECONDS_MS): Schedul
   return { monitorId, everyMs, offsetMs: scheduleOffsetMs(id, everyMs) };
 }
 
-async function readRuns(url: string): Promise<RecordedRun[]> {
+/** Runs `read` on a connection of its own, closed after. */
+async function withClient<T>(url: string, read: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   client.on('error', () => {});
   await client.connect();
   try {
+    return await read(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function readGaps(url: string): Promise<RecordedGap[]> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ monitor_id: string; schedule_slot: string; reason: string }>(
+      'select monitor_id, schedule_slot, reason from slot_gaps',
+    );
+    return rows.map((row) => ({
+      monitorId: row.monitor_id,
+      scheduleSlot: row.schedule_slot,
+      reason: row.reason,
+    }));
+  });
+}
+
+async function readRuns(url: string): Promise<RecordedRun[]> {
+  return withClient(url, async (client) => {
     const { rows } = await client.query<{
       monitor_id: string;
       schedule_slot: string | null;
@@ -137,9 +168,7 @@ async function readRuns(url: string): Promise<RecordedRun[]> {
       startedAt: row.started_at,
       completedAt: row.completed_at,
     }));
-  } finally {
-    await client.end().catch(() => {});
-  }
+  });
 }
 
 /** Kills a process that still runs (SIGKILL) and waits for its end. */
@@ -327,6 +356,14 @@ export async function startFaultDeployment(
       return { status: response.status, headers: response.headers, body: parsed, ms: Date.now() - started };
     },
     runs: () => readRuns(bed.postgres.url),
+    gaps: () => readGaps(bed.postgres.url),
+    async replace(process) {
+      const { child } = process.process;
+      if (child.exitCode === null && child.signalCode === null)
+        throw new Error(`${process.name} still runs: stop it before replacing it`);
+      processes.splice(processes.indexOf(process), 1);
+      return start(kindOf(process.name), process.name);
+    },
     close,
   };
 }
