@@ -105,6 +105,14 @@ function slotOfJob(job: Pick<Job, 'id'>): string | undefined {
   return id.startsWith('repeat:') ? id.slice(id.lastIndexOf(':') + 1) : undefined;
 }
 
+/** The schedule and slot of a scheduled single job (`repeat:<schedule id>:<slot millis>`). */
+function scheduledSlotOfJob(job: Pick<Job, 'id'>): { id: string; slotMs: number } | undefined {
+  const slot = slotOfJob(job);
+  if (slot === undefined) return undefined;
+  const id = job.id ?? '';
+  return { id: id.slice('repeat:'.length, id.lastIndexOf(':')), slotMs: Number(slot) };
+}
+
 /** What a batch job carries: slots of several schedules of its location, each started at its own time. */
 interface BatchJobData {
   slots: DueSlot[];
@@ -286,7 +294,10 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         );
       }
       await bounded(due.commit);
-      if (skipped.length > 0) onSkipped?.(skipped, wasSaturated ? 'saturated' : 'late');
+      const reason = wasSaturated ? 'saturated' : 'late';
+      // A slot some job claimed meanwhile (an add of an earlier tick that Redis ran late) is that job's to check.
+      const unclaimed = await bounded(() => schedules.claimSlots(location, `skipped:${reason}`, skipped));
+      if (unclaimed.length > 0) onSkipped?.(unclaimed, reason);
       if (!due.more) return;
     }
   };
@@ -422,7 +433,11 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         const retry: DueSlot[] = [];
         let retryError: unknown;
         const checked = new Map<string, HandedOverResult>();
-        const slots = slotsToCheck(job, location);
+        // Each slot is checked by the one job that claims it first: a second batch with the same slot (a tick's add
+        // that Redis ran after the tick had given up on it and queued the slot again) leaves it alone.
+        const slots = await bounded(() =>
+          schedules.claimSlots(location, job.id ?? '', slotsToCheck(job, location)),
+        );
         holdSlots(slots.length);
         await Promise.all(
           slots.map(async (slot) => {
@@ -475,6 +490,12 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       // A single slot or manual run: a checked result whose write waits is handed over as a batch's are.
       const runSingle = async (job: Job<RunJobData>, location: string) => {
         const delivered = deliveredJob(job);
+        const slotOf = scheduledSlotOfJob(job);
+        if (
+          slotOf !== undefined &&
+          (await bounded(() => schedules.claimSlots(location, delivered.id, [slotOf]))).length === 0
+        )
+          return;
         const waiting = unhanded.get(delivered.id);
         try {
           if (waiting === undefined) return await runOne(delivered);

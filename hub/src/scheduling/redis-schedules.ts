@@ -85,7 +85,31 @@ elseif redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 2, #KEYS do redis.call('HSET', KEYS[1], 'count:' .. ARGV[i + 1], redis.call('HLEN', KEYS[i])) end
 return 1`;
 
+// Claims slots for one owner (KEYS: a claim key per slot; ARGV: owner, milliseconds to keep the claim): a slot
+// no one has claimed, or this owner has, is won (its claim set or renewed); one another owner holds is not.
+// Answers the 1-based indices of the slots won.
+const CLAIM_SLOTS_LUA = `
+local won = {}
+for i = 1, #KEYS do
+  if redis.call('SET', KEYS[i], ARGV[1], 'NX', 'PX', ARGV[2]) then won[#won + 1] = i
+  elseif redis.call('GET', KEYS[i]) == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[i], ARGV[2])
+    won[#won + 1] = i
+  end
+end
+return won`;
+
+/**
+ * How long a slot's claim is kept: past any second path to the same slot (a tick's add that Redis ran after the
+ * tick gave up on it, a stalled batch, a restore), short enough that claims of 1,000 checks a second stay a few
+ * tens of megabytes.
+ */
+const SLOT_CLAIM_MS = 120_000;
+/** Claims per script call: a tick's skipped slots after an outage can be tens of thousands. */
+const CLAIM_CHUNK = 1_000;
+
 interface ScheduleCommands {
+  meerkatClaimSlots(...keysAndArgs: Array<string | number>): Promise<number[]>;
   meerkatSchedulesPresent(...keysAndArgs: Array<string | number>): Promise<string>;
   meerkatCountSchedules(...keysAndArgs: Array<string | number>): Promise<number>;
   meerkatUpsertSchedule(defs: string, next: string, ...args: Array<string | number>): Promise<number>;
@@ -110,11 +134,13 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
   redis.defineCommand('meerkatAdvanceSchedules', { numberOfKeys: 1, lua: ADVANCE_LUA });
   redis.defineCommand('meerkatSchedulesPresent', { lua: PRESENT_LUA });
   redis.defineCommand('meerkatCountSchedules', { lua: COUNT_LUA });
+  redis.defineCommand('meerkatClaimSlots', { lua: CLAIM_SLOTS_LUA });
   const commands = redis as unknown as ScheduleCommands;
   const keys = (location: string) => ({
     defs: `${prefix}:meerkat:${location}:schedules`,
     next: `${prefix}:meerkat:${location}:next`,
     tick: `${prefix}:meerkat:${location}:tick`,
+    claims: `${prefix}:meerkat:${location}:slot`,
   });
 
   return {
@@ -179,6 +205,30 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
      */
     async claimTick(location: string, horizonMs: number): Promise<boolean> {
       return (await redis.set(`${keys(location).tick}:${horizonMs}`, '1', 'PX', CLAIM_MS, 'NX')) === 'OK';
+    },
+
+    /**
+     * Claims `slots` for `owner` (a job id, or what skipped them): each slot is decided by one owner, the first to
+     * claim it, however many paths lead to it. Resolves with the slots won, in their order.
+     */
+    async claimSlots<T extends { id: string; slotMs: number }>(
+      location: string,
+      owner: string,
+      slots: readonly T[],
+    ): Promise<T[]> {
+      const won: T[] = [];
+      for (let start = 0; start < slots.length; start += CLAIM_CHUNK) {
+        const part = slots.slice(start, start + CLAIM_CHUNK);
+        const claimKeys = part.map((slot) => `${keys(location).claims}:${slot.id}:${slot.slotMs}`);
+        const indices = await commands.meerkatClaimSlots(
+          claimKeys.length,
+          ...claimKeys,
+          owner,
+          SLOT_CLAIM_MS,
+        );
+        for (const index of indices) won.push(part[index - 1]!);
+      }
+      return won;
     },
 
     async has(location: string, id: string): Promise<boolean> {
