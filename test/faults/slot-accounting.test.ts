@@ -109,6 +109,15 @@ describe('slot accounting of the fault suite', () => {
       examples: ['m1 at 1970-01-01T00:02:00.000Z'],
     });
     expect(requestsBeyondRuns(runs, [hit(102_510, 'm2'), hit(120_000)], 0, 110_000).count).toBe(1);
+    // Two runs checked at once after an outage (their spans overlap): one request each, none beyond.
+    const overlapping = [
+      run({ scheduleSlot: '112500', startedAt: new Date(140_000), completedAt: new Date(140_030) }),
+      run({ scheduleSlot: '132500', startedAt: new Date(140_010), completedAt: new Date(140_060) }),
+    ];
+    expect(requestsBeyondRuns(overlapping, [hit(140_020), hit(140_045)], 0, 200_000).count).toBe(0);
+    expect(
+      requestsBeyondRuns(overlapping, [hit(140_020), hit(140_025), hit(140_045)], 0, 200_000).count,
+    ).toBe(1);
   });
 
   it('tells for each due slot whether it ran, has a gap, both, or neither', () => {

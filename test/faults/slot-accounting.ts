@@ -135,12 +135,12 @@ export function formatCounts(label: string, counts: Omit<SlotCounts, 'missingExa
 }
 
 /**
- * Requests the target received that no recorded run accounts for: a check made twice. Each request belongs to the
- * run of its monitor that was under way when it arrived (each test's monitors send one request per run and have
- * one run in flight at a time), so a request inside no run's span [startedAt, completedAt] was made by a check
- * whose result was not kept (its slot's row came from another check), and a run with two requests in its span
- * asked twice. Exact where a slot-of-arrival guess is not: a check retried late lands in the next slot's
- * interval. Only requests that arrived in [fromMs, toMs) count; a few examples, `monitor at iso time`.
+ * Requests the target received that no recorded run accounts for: a check made twice. Each run sends one request
+ * while it runs (the tests' monitors have one HTTP step), so requests are matched to runs of their monitor whose
+ * span [startedAt, completedAt] holds them, one each (runs of slots checked late after an outage overlap: each
+ * request goes to the run that ends first among those still without one). A request left over was made by a
+ * check whose result was not kept. Exact where a slot-of-arrival guess is not: a check retried late lands in the
+ * next slot's interval. Only requests that arrived in [fromMs, toMs) count; a few examples, `monitor at iso time`.
  */
 export function requestsBeyondRuns(
   runs: readonly RecordedRun[],
@@ -149,20 +149,22 @@ export function requestsBeyondRuns(
   toMs: number,
   slack = 50,
 ): { count: number; examples: string[] } {
-  const spansOf = new Map<string, Array<{ from: number; to: number; requests: number }>>();
+  const spansOf = new Map<string, Array<{ from: number; to: number; taken: boolean }>>();
   for (const run of runs) {
     if (run.startedAt === null) continue;
     const spans = spansOf.get(run.monitorId) ?? [];
     const to = run.completedAt?.getTime() ?? Number.POSITIVE_INFINITY;
-    spans.push({ from: run.startedAt.getTime() - slack, to: to + slack, requests: 0 });
+    spans.push({ from: run.startedAt.getTime() - slack, to: to + slack, taken: false });
     spansOf.set(run.monitorId, spans);
   }
+  for (const spans of spansOf.values()) spans.sort((a, b) => a.to - b.to);
   const beyond: TargetHit[] = [];
-  for (const hit of hits) {
-    if (hit.arrivedAt < fromMs || hit.arrivedAt >= toMs) continue;
-    const span = spansOf.get(hit.monitorId)?.find((s) => s.from <= hit.arrivedAt && hit.arrivedAt <= s.to);
-    if (span === undefined || span.requests > 0) beyond.push(hit);
-    if (span !== undefined) span.requests += 1;
+  for (const hit of [...hits].sort((a, b) => a.arrivedAt - b.arrivedAt)) {
+    const span = spansOf
+      .get(hit.monitorId)
+      ?.find((s) => !s.taken && s.from <= hit.arrivedAt && hit.arrivedAt <= s.to);
+    if (span !== undefined) span.taken = true;
+    else if (hit.arrivedAt >= fromMs && hit.arrivedAt < toMs) beyond.push(hit);
   }
   return {
     count: beyond.length,
