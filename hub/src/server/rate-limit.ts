@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { principalOf } from '../auth/middleware.js';
+import type { Principal } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
 import { addressKey, clientAddress } from '../http/client-address.js';
-import { RateLimitedError } from '../http/errors.js';
-import { createTokenBuckets, isLimited, type BucketRate } from '../http/token-buckets.js';
+import { QuotaExceededError, RateLimitedError } from '../http/errors.js';
+import { createTokenBuckets, isLimited, type BucketRate, type TokenBuckets } from '../http/token-buckets.js';
+import type { QuotaSource } from '../quotas/quota-source.js';
 
 /** The limits of docs/adr/0012-rate-limits.md, from the API_* settings; a rate or burst of 0 turns one off. */
 export interface RateLimitSettings {
@@ -50,7 +52,39 @@ function credentialDigest(req: Request): string | undefined {
   return token === undefined ? undefined : sha256(token);
 }
 
-export function createRateLimits(settings: RateLimitSettings | undefined, now: () => number): RateLimits {
+/** The requests-per-second quota of organizations (docs/adr/0028-quotas-and-bulk-writes.md); none when absent. */
+export interface OrganizationRequestLimits {
+  quotas: QuotaSource;
+  /** Called for each authenticated request the quota let through: the usage counter. */
+  admitted?: (organizationId: string) => void;
+}
+
+/** A burst of five seconds' worth, as API_RATE_LIMIT_BURST is to API_RATE_LIMIT_PER_SECOND by default. */
+const QUOTA_BURST_SECONDS = 5;
+const MAX_ORGANIZATIONS = 10_000;
+
+/**
+ * One bucket per organization, all its callers together. Buckets are kept per rate, so an organization whose
+ * quota changed starts a bucket at its new rate (full) rather than keep a debt counted at the old one.
+ */
+function organizationBuckets(now: () => number) {
+  const byRate = new Map<number, TokenBuckets>();
+  return (perSecond: number) => {
+    let buckets = byRate.get(perSecond);
+    if (buckets === undefined) {
+      const burst = Math.max(1, Math.ceil(perSecond * QUOTA_BURST_SECONDS));
+      buckets = createTokenBuckets({ perSecond, burst }, MAX_ORGANIZATIONS, now);
+      byRate.set(perSecond, buckets);
+    }
+    return buckets;
+  };
+}
+
+export function createRateLimits(
+  settings: RateLimitSettings | undefined,
+  now: () => number,
+  organizations?: OrganizationRequestLimits,
+): RateLimits {
   const callerRate = settings?.perCaller ?? { perSecond: 0, burst: 0 };
   const failureRate = {
     perSecond: (settings?.authFailuresPerMinute ?? 0) / 60,
@@ -96,11 +130,37 @@ export function createRateLimits(settings: RateLimitSettings | undefined, now: (
     next();
   };
 
-  const perCaller: RequestHandler = (req, _res, next) => {
+  const bucketsAtRate = organizationBuckets(now);
+  async function perOrganization(organizationId: string): Promise<void> {
+    if (organizations === undefined) return;
+    const { requestsPerSecond } = await organizations.quotas.of(organizationId);
+    if (requestsPerSecond > 0) {
+      const taken = bucketsAtRate(requestsPerSecond).take(organizationId);
+      if (!taken.allowed)
+        throw new QuotaExceededError(
+          'requestsPerSecond',
+          requestsPerSecond,
+          {
+            path: '',
+            message: `the organization's callers together sent more than ${requestsPerSecond} requests a second; retry in ${taken.retryAfterSeconds} s`,
+          },
+          taken.retryAfterSeconds,
+        );
+    }
+    organizations.admitted?.(organizationId);
+  }
+
+  const perCaller: RequestHandler = async (req, _res, next) => {
     const digest = digests.get(req);
     if (digest !== undefined) remember(digest);
-    if (!isLimited(callerRate)) return next();
     const principal = principalOf(req);
+    // The caller's own bucket first: one noisy key is refused alone, without spending its organization's.
+    if (isLimited(callerRate)) takeCallerToken(principal);
+    await perOrganization(principal.organizationId);
+    next();
+  };
+
+  function takeCallerToken(principal: Principal): void {
     // Keyed by a digest of who is calling, so neither a key nor a subject is kept in the clear.
     const taken = callers.take(
       sha256(`${principal.method}\n${principal.organizationId}\n${principal.subject}`),
@@ -111,12 +171,14 @@ export function createRateLimits(settings: RateLimitSettings | undefined, now: (
         taken.retryAfterSeconds,
       );
     }
-    next();
-  };
+  }
 
   return {
     beforeCredentialCheck: isLimited(failureRate) ? beforeCredentialCheck : (_req, _res, next) => next(),
-    perCaller: isLimited(callerRate) || isLimited(failureRate) ? perCaller : (_req, _res, next) => next(),
+    perCaller:
+      isLimited(callerRate) || isLimited(failureRate) || organizations !== undefined
+        ? perCaller
+        : (_req, _res, next) => next(),
     admitSlackTeam: (teamId) => {
       if (!isLimited(callerRate)) return;
       const taken = slackTeams.take(teamId);
