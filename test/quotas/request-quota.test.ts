@@ -32,7 +32,11 @@ describe('the requests-per-second quota of an organization', () => {
     // A burst of 10 (five seconds at 2 a second), shared by acme's admin and editor.
     for (let sent = 0; sent < 10; sent += 1) {
       const as = sent % 2 === 0 ? 'acmeAdmin' : 'acmeEditor';
-      expect((await hub.request('GET', '/monitor/', { as })).status).toBe(200);
+      const answer = await hub.request('GET', '/monitor/', { as });
+      expect(answer.status).toBe(200);
+      // What clients pace themselves by: the organization's bucket, as no caller limit is set here.
+      expect(answer.headers.get('ratelimit-policy')).toBe('10;w=5');
+      expect(answer.headers.get('ratelimit-remaining')).toBe(String(9 - sent));
     }
     const refused = await hub.request('PUT', '/monitor/late', {
       as: 'acmeEditor',

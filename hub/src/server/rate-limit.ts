@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { principalOf } from '../auth/middleware.js';
 import type { Principal } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
@@ -59,6 +59,26 @@ export interface OrganizationRequestLimits {
   admitted?: (organizationId: string) => void;
 }
 
+/**
+ * What the caller has left of the tighter of its limits, so clients pace themselves instead of meeting a 429
+ * (docs/adr/0028-quotas-and-bulk-writes.md): `RateLimit-Policy: <burst>;w=<seconds an empty bucket takes to fill>`
+ * and `RateLimit-Remaining: <whole tokens left>`, the fields of the IETF RateLimit header draft.
+ */
+interface Headroom {
+  rate: BucketRate;
+  tokens: number;
+}
+
+function setRateLimitHeaders(res: Response, headroom: Headroom | undefined): void {
+  if (headroom === undefined) return;
+  const { burst, perSecond } = headroom.rate;
+  res.setHeader('RateLimit-Policy', `${burst};w=${Number((burst / perSecond).toFixed(3))}`);
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, Math.floor(headroom.tokens))));
+}
+
+const tighter = (a: Headroom | undefined, b: Headroom | undefined) =>
+  a === undefined || (b !== undefined && b.tokens < a.tokens) ? b : a;
+
 /** A burst of five seconds' worth, as API_RATE_LIMIT_BURST is to API_RATE_LIMIT_PER_SECOND by default. */
 const QUOTA_BURST_SECONDS = 5;
 const MAX_ORGANIZATIONS = 10_000;
@@ -68,15 +88,15 @@ const MAX_ORGANIZATIONS = 10_000;
  * quota changed starts a bucket at its new rate (full) rather than keep a debt counted at the old one.
  */
 function organizationBuckets(now: () => number) {
-  const byRate = new Map<number, TokenBuckets>();
+  const byRate = new Map<number, { buckets: TokenBuckets; rate: BucketRate }>();
   return (perSecond: number) => {
-    let buckets = byRate.get(perSecond);
-    if (buckets === undefined) {
-      const burst = Math.max(1, Math.ceil(perSecond * QUOTA_BURST_SECONDS));
-      buckets = createTokenBuckets({ perSecond, burst }, MAX_ORGANIZATIONS, now);
-      byRate.set(perSecond, buckets);
+    let atRate = byRate.get(perSecond);
+    if (atRate === undefined) {
+      const rate = { perSecond, burst: Math.max(1, Math.ceil(perSecond * QUOTA_BURST_SECONDS)) };
+      atRate = { buckets: createTokenBuckets(rate, MAX_ORGANIZATIONS, now), rate };
+      byRate.set(perSecond, atRate);
     }
-    return buckets;
+    return atRate;
   };
 }
 
@@ -131,11 +151,13 @@ export function createRateLimits(
   };
 
   const bucketsAtRate = organizationBuckets(now);
-  async function perOrganization(organizationId: string): Promise<void> {
-    if (organizations === undefined) return;
+  async function perOrganization(organizationId: string): Promise<Headroom | undefined> {
+    if (organizations === undefined) return undefined;
     const { requestsPerSecond } = await organizations.quotas.of(organizationId);
+    let headroom: Headroom | undefined;
     if (requestsPerSecond > 0) {
-      const taken = bucketsAtRate(requestsPerSecond).take(organizationId);
+      const { buckets, rate } = bucketsAtRate(requestsPerSecond);
+      const taken = buckets.take(organizationId);
       if (!taken.allowed)
         throw new QuotaExceededError(
           'requestsPerSecond',
@@ -146,31 +168,33 @@ export function createRateLimits(
           },
           taken.retryAfterSeconds,
         );
+      headroom = { rate, tokens: buckets.tokens(organizationId) };
     }
     organizations.admitted?.(organizationId);
+    return headroom;
   }
 
-  const perCaller: RequestHandler = async (req, _res, next) => {
+  const perCaller: RequestHandler = async (req, res, next) => {
     const digest = digests.get(req);
     if (digest !== undefined) remember(digest);
     const principal = principalOf(req);
     // The caller's own bucket first: one noisy key is refused alone, without spending its organization's.
-    if (isLimited(callerRate)) takeCallerToken(principal);
-    await perOrganization(principal.organizationId);
+    const caller = isLimited(callerRate) ? takeCallerToken(principal) : undefined;
+    setRateLimitHeaders(res, tighter(caller, await perOrganization(principal.organizationId)));
     next();
   };
 
-  function takeCallerToken(principal: Principal): void {
+  function takeCallerToken(principal: Principal): Headroom {
     // Keyed by a digest of who is calling, so neither a key nor a subject is kept in the clear.
-    const taken = callers.take(
-      sha256(`${principal.method}\n${principal.organizationId}\n${principal.subject}`),
-    );
+    const key = sha256(`${principal.method}\n${principal.organizationId}\n${principal.subject}`);
+    const taken = callers.take(key);
     if (!taken.allowed) {
       throw new RateLimitedError(
         `rate limit of ${callerRate.perSecond} requests per second (burst ${callerRate.burst}) exceeded; retry in ${taken.retryAfterSeconds} s`,
         taken.retryAfterSeconds,
       );
     }
+    return { rate: callerRate, tokens: callers.tokens(key) };
   }
 
   return {
