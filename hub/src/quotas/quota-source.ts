@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../db/database.js';
+import { withDeadline } from '../system/dependency-errors.js';
 import { withOverrides, type OrganizationQuotas } from './organization-quotas.js';
 import { findQuotaOverrides } from './quota.repository.js';
 
@@ -15,6 +16,8 @@ export async function readOrganizationQuotas(
 /** A change made through this hub replica is seen at once; other replicas see it within this long. */
 const QUOTA_CACHE_MS = 10_000;
 const MAX_ORGANIZATIONS = 10_000;
+/** A hung PostgreSQL costs a request at most this long here before the last known quotas are used. */
+const READ_DEADLINE_MS = 1_000;
 
 export interface QuotaSource {
   /** The organization's quotas, read at most every QUOTA_CACHE_MS; the last known (or the defaults) on a failed read. */
@@ -25,8 +28,9 @@ export interface QuotaSource {
 
 /**
  * Quotas for the request path (the requests-per-second quota): a database read per organization every
- * QUOTA_CACHE_MS, not per request. A read that fails answers what was known, else the defaults: a quota lookup
- * must not turn a PostgreSQL blink into refused requests (the request itself answers 503 if it needs the database).
+ * QUOTA_CACHE_MS, not per request. A read that fails (or takes over READ_DEADLINE_MS) answers what was known, else
+ * the defaults: a quota lookup must not turn a PostgreSQL blink into refused requests (the request itself answers
+ * 503 if it needs the database).
  */
 export function createQuotaSource(options: {
   db: Db;
@@ -39,7 +43,9 @@ export function createQuotaSource(options: {
       const cached = cache.get(organizationId);
       if (cached !== undefined && options.now() - cached.at < QUOTA_CACHE_MS) return cached.quotas;
       const known = cached === undefined ? options.defaults : await cached.quotas;
-      const quotas = readOrganizationQuotas(options.db, organizationId, options.defaults).catch(() => known);
+      const quotas = withDeadline('database', READ_DEADLINE_MS, () =>
+        readOrganizationQuotas(options.db, organizationId, options.defaults),
+      ).catch(() => known);
       cache.delete(organizationId);
       cache.set(organizationId, { at: options.now(), quotas });
       if (cache.size > MAX_ORGANIZATIONS) cache.delete(cache.keys().next().value as string);
