@@ -18,3 +18,11 @@ export function capturedLog(): CapturedLog {
     text: () => lines.join(''),
   };
 }
+
+/** The statuses a hub answered, from its request log (pino-http's `res.statusCode`), in order. */
+export function answeredStatuses(log: CapturedLog): number[] {
+  return log.lines.flatMap((line) => {
+    const status = (JSON.parse(line) as { res?: { statusCode?: number } }).res?.statusCode;
+    return status === undefined ? [] : [status];
+  });
+}

@@ -1,6 +1,5 @@
 // Starts the real express app on port 0 against a fresh PostgreSQL database, with API keys for two
 // organizations, so tests talk HTTP to it and then look at the database.
-import type { MonitorQuotas } from '../../hub/src/monitors/monitor-quotas.js';
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -20,7 +19,7 @@ import { openDatabase, type Db } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
 import type { ConsoleSettings } from '../../hub/src/console/console.routes.js';
 import type { EgressPolicies } from '../../hub/src/egress/egress-policies.js';
-import { createApp } from '../../hub/src/server/app.js';
+import { createApp, type AppQuotas } from '../../hub/src/server/app.js';
 import { readinessChecks } from '../../hub/src/server/components.js';
 import { listen } from '../../hub/src/http/listen.js';
 import type { RateLimitSettings } from '../../hub/src/server/rate-limit.js';
@@ -39,6 +38,8 @@ const callers = {
   acmeViewer: ['acme', 'viewer'],
   acmeService: ['acme', 'service'],
   globexAdmin: ['globex', 'admin'],
+  // An admin of the platform organization: the admin API's caller when a test sets platformAdminOrganization.
+  platformAdmin: ['meerkat-platform', 'admin'],
 } as const satisfies Record<string, [string, Role]>;
 export type Caller = keyof typeof callers;
 
@@ -86,8 +87,8 @@ export interface TestHubOptions {
   egress?: EgressPolicies;
   /** The web console's sign-in settings and build folder; api-key sign-in and web/dist when absent. */
   console?: ConsoleSettings;
-  /** What one organization may own; none when absent. */
-  monitorQuotas?: MonitorQuotas;
+  /** Quotas of organizations (QUOTA_* defaults, the platform organization); every default off when absent. */
+  quotas?: AppQuotas;
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -127,7 +128,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     ...(options.slack ? { slack: options.slack } : {}),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.console ? { console: options.console } : {}),
-    ...(options.monitorQuotas ? { monitorQuotas: options.monitorQuotas } : {}),
+    ...(options.quotas ? { quotas: options.quotas } : {}),
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),

@@ -1,24 +1,29 @@
-// The organization's quotas (QUOTA_*) against the real API and database: over a quota is a 403
+// The organization's quotas of what it owns (QUOTA_*) against the real API and database: over a quota is a 403
 // `quota_exceeded` naming the quota and its limit, and nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../hub/src/config/settings.js';
 import { Registry } from 'prom-client';
 import { registerOrganizationQuotaMetrics } from '../../hub/src/metrics/prometheus/quota-metrics.js';
-import { monitorQuotasOf } from '../../hub/src/monitors/monitor-quotas.js';
+import { quotaDefaultsOf } from '../../hub/src/quotas/organization-quotas.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { validMonitor } from './fixtures.js';
 
 describe('the quotas of an organization', () => {
   let hub: TestHub;
-  const quotas = monitorQuotasOf(
-    loadSettings(
-      { QUOTA_MONITORS: '2', QUOTA_MIN_FREQUENCY_SECONDS: '60', QUOTA_LOCATIONS_PER_MONITOR: '2' },
-      'admin',
-    ),
+  const settings = loadSettings(
+    {
+      QUOTA_MONITORS: '2',
+      QUOTA_MIN_FREQUENCY_SECONDS: '60',
+      QUOTA_LOCATIONS_PER_MONITOR: '2',
+      QUOTA_RUNS_KEPT: '30000',
+      RUN_RETENTION_DAYS: '10',
+    },
+    'admin',
   );
+  const policy = { defaults: quotaDefaultsOf(settings), runRetentionDays: settings.RUN_RETENTION_DAYS };
 
   beforeAll(async () => {
-    hub = await startTestHub({ monitorQuotas: quotas });
+    hub = await startTestHub({ quotas: { policy } });
   });
   afterAll(() => hub.close());
 
@@ -103,17 +108,62 @@ describe('the quotas of an organization', () => {
     expect(await count()).toBe(2);
   });
 
-  it('publishes each quota and the monitors in use per organization on the hub metrics', async () => {
+  it('refuses a change that would keep more runs than the runs kept quota, and keeps the monitor as it was', async () => {
+    // acme owns two monitors at 1 minute in one location: 2 x 1,440 runs a day x 10 days = 28,800 runs kept.
+    const faster = await refusal(
+      await hub.request('PUT', '/monitor/two', {
+        body: monitor('two', { locations: ['default', 'eu-west'] }),
+      }),
+    );
+    expect(faster).toEqual({
+      status: 403,
+      body: {
+        error:
+          "quota runsKept exceeded (limit 30000): the organization's monitors would keep 43200 runs (4320 a day for 10 days); its quota allows 30000",
+        code: 'quota_exceeded',
+        details: [
+          {
+            path: 'frequency',
+            quota: 'runsKept',
+            limit: 30000,
+            message:
+              "the organization's monitors would keep 43200 runs (4320 a day for 10 days); its quota allows 30000",
+          },
+        ],
+      },
+    });
+    const two = (await (await hub.request('GET', '/monitor/two')).json()) as {
+      data: { locations?: string[] };
+    };
+    expect(two.data.locations ?? ['default']).toEqual(['default']);
+    // Slower monitors keep fewer runs: a change that lowers the total always passes.
+    const slower = await hub.request('PUT', '/monitor/two', {
+      body: monitor('two', { frequency: { every: 2, unit: 'MINUTE' }, locations: ['default', 'eu-west'] }),
+    });
+    expect(slower.status).toBe(200);
+  });
+
+  it('publishes each quota and what is in use per organization on the hub metrics', async () => {
     const registry = new Registry();
-    registerOrganizationQuotaMetrics(registry, hub.db, quotas);
+    registerOrganizationQuotaMetrics(registry, hub.db, policy);
     const text = await registry.metrics();
     for (const [quota, limit] of [
       ['monitors', 2],
       ['minFrequencySeconds', 60],
       ['locationsPerMonitor', 2],
+      ['runsKept', 30000],
     ] as const)
       expect(text).toContain(`meerkat_organization_quota{organization="acme",quota="${quota}"} ${limit}`);
-    expect(text).toContain('meerkat_organization_quota_usage{organization="acme",quota="monitors"} 2');
+    // acme: two monitors, one every minute in one location and one every 2 minutes in two.
+    for (const [quota, used] of [
+      ['monitors', 2],
+      ['runsKept', 28800],
+      ['minFrequencySeconds', 60],
+      ['locationsPerMonitor', 2],
+    ] as const)
+      expect(text).toContain(
+        `meerkat_organization_quota_usage{organization="acme",quota="${quota}"} ${used}`,
+      );
     expect(text).toContain('meerkat_organization_quota_usage{organization="globex",quota="monitors"} 1');
   });
 });

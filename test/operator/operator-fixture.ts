@@ -19,7 +19,7 @@ import {
   type OperatorOptions,
   type RunningOperator,
 } from '../../operator/src/start-operator.js';
-import { startTestHub, type TestHub } from '../harness/hub.js';
+import { startTestHub, type TestHub, type TestHubOptions } from '../harness/hub.js';
 import {
   adminKubeConfig,
   createTestNamespace,
@@ -49,11 +49,11 @@ export interface OperatorTests {
 }
 
 /**
- * Registers the file's hooks. Before its tests: installs the Monitor CRD, starts a hub, creates a namespace named
+ * Registers the file's hooks. Before its tests: installs the Monitor CRD, starts a hub (with `hubOptions`), creates a namespace named
  * after `namespacePrefix` and the operator's ServiceAccount in it. After them: stops every operator started and
  * everything handed to stopAfterAll, deletes the namespace and closes the hub.
  */
-export function setUpOperatorTests(namespacePrefix: string): OperatorTests {
+export function setUpOperatorTests(namespacePrefix: string, hubOptions: TestHubOptions = {}): OperatorTests {
   let hub: TestHub | undefined;
   let namespace: TestNamespace | undefined;
   let kubeConfig: KubeConfig | undefined;
@@ -61,7 +61,7 @@ export function setUpOperatorTests(namespacePrefix: string): OperatorTests {
 
   beforeAll(async () => {
     await installMonitorCrd();
-    hub = await startTestHub();
+    hub = await startTestHub(hubOptions);
     namespace = await createTestNamespace(namespacePrefix);
     kubeConfig = await operatorKubeConfig(namespace.name);
   });

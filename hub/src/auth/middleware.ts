@@ -43,3 +43,18 @@ function describe(permission: Permission): string {
   const [resource, action] = permission.split(':');
   return action === undefined ? `${resource}` : `${action} ${resource}`;
 }
+
+/**
+ * Answers 403 unless the caller is an `admin` of the platform organization (PLATFORM_ADMIN_ORGANIZATION,
+ * docs/adr/0028-quotas-and-bulk-writes.md): an organization's own admin must not raise its own quotas.
+ */
+export function requirePlatformAdmin(platformOrganization: string | undefined): RequestHandler {
+  return (req, _res, next) => {
+    const { role, organizationId } = principalOf(req);
+    if (platformOrganization === undefined || role !== 'admin' || organizationId !== platformOrganization)
+      throw new ForbiddenError(
+        'only an admin of the platform organization (PLATFORM_ADMIN_ORGANIZATION) may read or change quotas of organizations',
+      );
+    next();
+  };
+}

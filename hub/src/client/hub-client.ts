@@ -3,6 +3,7 @@ import type { Run, RunResultReport } from '../contract/run.js';
 import type { FieldIssue } from '../http/errors.js';
 import type { Integration } from '../integrations/integration.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
+import { createRequestPacer, type RequestPacer } from './request-pacer.js';
 
 /** A non-2xx answer from the hub, with its error body. */
 export class HubRequestError extends Error {
@@ -37,10 +38,15 @@ export interface MonitorHealthRow {
 // A 429 comes from the hub's rate limit before any route ran, so sending the same request again is safe.
 const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
 
-/** fetch, waiting out the hub's 429 answers as their Retry-After says, for at most a minute in all. */
-async function fetchPastRateLimit(url: URL, init: RequestInit): Promise<Response> {
+/**
+ * fetch at the pace the hub's RateLimit headers allow, and waiting out the hub's 429 answers as their Retry-After
+ * says (another client of the same key, or a hub that sends no policy), for at most a minute in all.
+ */
+async function fetchPastRateLimit(pacer: RequestPacer, url: URL, init: RequestInit): Promise<Response> {
   for (let waited = 0; ;) {
+    await pacer.beforeRequest();
     const response = await fetch(url, init);
+    pacer.afterResponse(response.headers);
     const retryAfter = Math.max(1, Number(response.headers.get('retry-after') ?? Number.NaN));
     if (response.status !== 429 || !(retryAfter >= 1) || waited + retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS)
       return response;
@@ -76,10 +82,12 @@ export interface RunListFilter {
 
 /** The hub's REST API as the client commands use it. */
 export function createHubClient(baseUrl: string, apiKey: string, options: HubClientOptions = {}) {
+  // One per client: the operator's concurrent reconciles share its key's budget.
+  const pacer = createRequestPacer();
   const timeout = () =>
     options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) };
   async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
-    const response = await fetchPastRateLimit(new URL(path, baseUrl), {
+    const response = await fetchPastRateLimit(pacer, new URL(path, baseUrl), {
       ...timeout(),
       method,
       headers: {
@@ -219,7 +227,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       name: string;
       version?: string;
     }) {
-      const response = await fetchPastRateLimit(new URL('/secrets/resolve', baseUrl), {
+      const response = await fetchPastRateLimit(pacer, new URL('/secrets/resolve', baseUrl), {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify(request),

@@ -5,7 +5,7 @@ import type { ApiKeyEntry } from '../auth/api-keys.js';
 import { organizationIdSchema, roleSchema } from '../contract/roles.js';
 import { egressSettingsShape } from '../egress/egress-rules.js';
 import { metricsBearerTokenSchema } from '../http/metrics-server.js';
-import { monitorQuotaSettingsShape } from '../monitors/monitor-quotas.js';
+import { quotaSettingsShape } from '../quotas/organization-quotas.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { InvalidSettingError } from './invalid-setting-error.js';
 import { locationsSetting } from './locations.js';
@@ -109,7 +109,9 @@ const settingsSchema = z
     GCP_PROJECT: optionalString,
     LOCATIONS: locationsSetting,
     ...egressSettingsShape,
-    ...monitorQuotaSettingsShape,
+    ...quotaSettingsShape,
+    // Its admins read and override every organization's quotas (docs/adr/0028-quotas-and-bulk-writes.md).
+    PLATFORM_ADMIN_ORGANIZATION: optionalString.pipe(organizationIdSchema.optional()),
     WORKER_CONCURRENCY: workerConcurrencySchema,
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
     RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),

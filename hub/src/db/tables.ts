@@ -333,6 +333,15 @@ export interface SlotAuditCursorTable {
   audited_through: Timestamp;
 }
 
+/** A platform admin's quota overrides of one organization (docs/adr/0028); see migrations/0013. */
+export interface OrganizationQuotaTable {
+  organization_id: string;
+  /** The quotas given, by name (QuotaOverrides); absent ones are the QUOTA_* defaults. */
+  overrides: Json<Record<string, number>>;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -355,4 +364,5 @@ export interface Database {
   slot_audit_cursors: SlotAuditCursorTable;
   silences: SilenceTable;
   maintenance_windows: MaintenanceWindowTable;
+  organization_quotas: OrganizationQuotaTable;
 }

@@ -5,6 +5,7 @@ import {
   AppError,
   MethodNotAllowedError,
   NotFoundError,
+  QuotaExceededError,
   RateLimitedError,
   UnavailableError,
   type ErrorCode,
@@ -28,7 +29,10 @@ const statusByCode: Record<ErrorCode, number> = {
   unavailable: 503,
 };
 
-/** The HTTP status of an error code; answers written outside Express (client-errors.ts) use it too. */
+/**
+ * The HTTP status of an error code; answers written outside Express (client-errors.ts) use it too. The one code
+ * with a second status: `quota_exceeded` of the requests-per-second quota is 429 (see errorMiddleware).
+ */
 export function statusOfCode(code: ErrorCode): number {
   return statusByCode[code];
 }
@@ -52,7 +56,9 @@ export function errorMiddleware(): ErrorRequestHandler {
       return;
     }
     if (error instanceof AppError) {
-      const status = statusOfCode(error.code);
+      const retryAfter = error instanceof QuotaExceededError ? error.retryAfterSeconds : undefined;
+      const status = retryAfter === undefined ? statusOfCode(error.code) : 429;
+      if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
       if (status === 401) {
         res.status(401).json({ statusCode: 401, error: 'Unauthorized', message: error.message });
         return;

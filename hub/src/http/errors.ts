@@ -1,4 +1,4 @@
-/** Machine-readable error codes of DESIGN.md; each maps to exactly one HTTP status in error-middleware.ts. */
+/** Machine-readable error codes of DESIGN.md; each maps to one HTTP status in error-middleware.ts (one exception there). */
 export type ErrorCode =
   | 'validation_failed'
   | 'unauthorized'
@@ -93,11 +93,19 @@ export class UnavailableError extends AppError {
   readonly code = 'unavailable';
 }
 
-/** Over one of the organization's quotas (hub/src/monitors/monitor-quotas.ts): nothing was written. */
+/**
+ * Over one of the organization's quotas (docs/adr/0028-quotas-and-bulk-writes.md): nothing was written. A quota of
+ * what it owns is 403 (waiting does not help); the requests-per-second quota gives `retryAfterSeconds` and is 429.
+ */
 export class QuotaExceededError extends AppError {
   readonly code = 'quota_exceeded';
   readonly details: Array<FieldIssue & { quota: string; limit: number }>;
-  constructor(quota: string, limit: number, issue: FieldIssue) {
+  constructor(
+    quota: string,
+    limit: number,
+    issue: FieldIssue,
+    readonly retryAfterSeconds?: number,
+  ) {
     super(`quota ${quota} exceeded (limit ${limit}): ${issue.message}`);
     this.details = [{ ...issue, quota, limit }];
   }

@@ -22,6 +22,8 @@ export interface TokenBuckets {
    * that were let in together and then failed are all paid for.
    */
   spend(key: string): void;
+  /** The tokens `key` holds now (a burst for a key never seen), without touching it. */
+  tokens(key: string): number;
   /** Buckets held now (idle ones are dropped, so this stays near the number of recent callers). */
   readonly size: number;
 }
@@ -83,6 +85,11 @@ export function createTokenBuckets(rate: BucketRate, maxKeys: number, now: () =>
     spend(key) {
       const bucket = touch(key);
       bucket.tokens = Math.max(-rate.burst, bucket.tokens - 1);
+    },
+    tokens(key) {
+      const bucket = buckets.get(key);
+      if (bucket === undefined) return rate.burst;
+      return Math.min(rate.burst, bucket.tokens + Math.max(0, now() - bucket.at) * refillPerMs);
     },
     get size() {
       return buckets.size;

@@ -1,45 +1,12 @@
-import { z } from 'zod';
 import { frequencyToSeconds, type MonitorDefinition } from '../contract/monitor-definition.js';
 import { QuotaExceededError } from '../http/errors.js';
+import type { OrganizationQuotas } from '../quotas/organization-quotas.js';
 
-// What one organization may own (issue #33): one tenant's 10,000 monitors at 10 s would make every other
-// tenant's checks late, and nothing bounded it. Each quota is the same for every organization; 0 turns it off.
-
-export interface MonitorQuotas {
-  /** Monitors an organization may own. */
-  monitors: number;
-  /** The shortest interval a monitor may run at, in seconds. */
-  minFrequencySeconds: number;
-  /** Locations one monitor may run in. */
-  locationsPerMonitor: number;
-}
-
-const quota = (max: number) => z.coerce.number().int().min(0).max(max).default(0);
-
-/** The QUOTA_* settings, spread into the settings schema of the hub. */
-export const monitorQuotaSettingsShape = {
-  QUOTA_MONITORS: quota(10_000_000),
-  QUOTA_MIN_FREQUENCY_SECONDS: quota(30 * 86_400),
-  QUOTA_LOCATIONS_PER_MONITOR: quota(50),
-};
-type QuotaSettings = { readonly [Name in keyof typeof monitorQuotaSettingsShape]: number };
-
-export function monitorQuotasOf(settings: QuotaSettings): MonitorQuotas {
-  return {
-    monitors: settings.QUOTA_MONITORS,
-    minFrequencySeconds: settings.QUOTA_MIN_FREQUENCY_SECONDS,
-    locationsPerMonitor: settings.QUOTA_LOCATIONS_PER_MONITOR,
-  };
-}
-
-export const NO_MONITOR_QUOTAS: MonitorQuotas = {
-  monitors: 0,
-  minFrequencySeconds: 0,
-  locationsPerMonitor: 0,
-};
+// The quotas a monitor write can exceed (issue #33, docs/adr/0028-quotas-and-bulk-writes.md): one tenant's 10,000
+// monitors at 10 s would make every other tenant's checks late and fill the runs table, and nothing bounded it.
 
 /** The quotas a definition alone can exceed: its frequency and its locations. Throws QuotaExceededError. */
-export function checkDefinitionQuotas(definition: MonitorDefinition, quotas: MonitorQuotas): void {
+export function checkDefinitionQuotas(definition: MonitorDefinition, quotas: OrganizationQuotas): void {
   const seconds = frequencyToSeconds(definition.frequency);
   if (quotas.minFrequencySeconds > 0 && seconds < quotas.minFrequencySeconds)
     throw new QuotaExceededError('minFrequencySeconds', quotas.minFrequencySeconds, {
@@ -55,10 +22,23 @@ export function checkDefinitionQuotas(definition: MonitorDefinition, quotas: Mon
 }
 
 /** Before a new monitor is written: `owned` is how many the organization has now. */
-export function checkMonitorCountQuota(owned: number, quotas: MonitorQuotas): void {
+export function checkMonitorCountQuota(owned: number, quotas: OrganizationQuotas): void {
   if (quotas.monitors > 0 && owned >= quotas.monitors)
     throw new QuotaExceededError('monitors', quotas.monitors, {
       path: '',
       message: `the organization owns ${owned} monitors; its quota allows ${quotas.monitors}`,
+    });
+}
+
+/** After the monitor was written, in its transaction: `runsKept` is what all the organization's monitors keep now. */
+export function checkRunsKeptQuota(
+  runsKept: number,
+  retentionDays: number,
+  quotas: OrganizationQuotas,
+): void {
+  if (quotas.runsKept > 0 && runsKept > quotas.runsKept)
+    throw new QuotaExceededError('runsKept', quotas.runsKept, {
+      path: 'frequency',
+      message: `the organization's monitors would keep ${runsKept} runs (${runsKept / retentionDays} a day for ${retentionDays} days); its quota allows ${quotas.runsKept}`,
     });
 }

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
@@ -47,15 +47,8 @@ export async function lockMonitor(
   return monitorById(tx, organizationId, id).forUpdate().executeTakeFirst();
 }
 
-/**
- * How many monitors the organization owns, counted after taking a lock per organization until the transaction
- * ends, so two creates at once cannot both pass the monitors quota.
- */
-export async function countMonitorsLocked(
-  tx: Transaction<Database>,
-  organizationId: string,
-): Promise<number> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`monitors:${organizationId}`}))`.execute(tx);
+/** How many monitors the organization owns; under quotas/quota.repository.ts `lockOrganizationQuotas` for a count that holds. */
+export async function countMonitors(tx: Transaction<Database>, organizationId: string): Promise<number> {
   const row = await tx
     .selectFrom('monitors')
     .select((eb) => eb.fn.countAll<string>().as('count'))

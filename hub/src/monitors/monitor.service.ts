@@ -15,14 +15,13 @@ import { monitorEgressIssues } from '../egress/monitor-egress.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
 import type { MonitorDependant } from './monitor-dependants.js';
+import { NO_QUOTAS, type QuotaPolicy } from '../quotas/organization-quotas.js';
+import { readOrganizationQuotas } from '../quotas/quota-source.js';
+import { lockOrganizationQuotas } from '../quotas/quota.repository.js';
+import { quotaUsageOf } from '../quotas/quota-usage.repository.js';
+import { checkDefinitionQuotas, checkMonitorCountQuota, checkRunsKeptQuota } from './monitor-quotas.js';
 import {
-  checkDefinitionQuotas,
-  checkMonitorCountQuota,
-  NO_MONITOR_QUOTAS,
-  type MonitorQuotas,
-} from './monitor-quotas.js';
-import {
-  countMonitorsLocked,
+  countMonitors,
   deleteMonitorRow,
   findMonitor,
   findMonitorByIdentity,
@@ -48,8 +47,8 @@ export interface MonitorServiceDeps {
   /** What each location may connect to; a `base` it refuses is a 400. Default the built-in denies. */
   egress?: Pick<EgressPolicies, 'forLocation'>;
   dependants?: readonly MonitorDependant[];
-  /** What one organization may own (QUOTA_*); none when absent. */
-  quotas?: MonitorQuotas;
+  /** What one organization may own (QUOTA_* and its overrides); none when absent. */
+  quotas?: QuotaPolicy;
   schemaMigrations?: readonly MonitorSchemaMigration[];
 }
 
@@ -82,7 +81,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   const { db, clock } = deps;
   const dependants = deps.dependants ?? [];
   const migrations = deps.schemaMigrations ?? monitorSchemaMigrations;
-  const quotas = deps.quotas ?? NO_MONITOR_QUOTAS;
+  const policy = deps.quotas ?? { defaults: NO_QUOTAS, runRetentionDays: 1 };
 
   function checkLocations(definition: MonitorDefinition): void {
     const unknown = (definition.locations ?? [])
@@ -110,9 +109,13 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     id: string,
     definition: MonitorDefinition,
   ) {
+    const quotas = await readOrganizationQuotas(tx, organizationId, policy.defaults);
+    checkDefinitionQuotas(definition, quotas);
     const existing = await lockMonitor(tx, organizationId, id);
+    const counted = (existing === undefined && quotas.monitors > 0) || quotas.runsKept > 0;
+    if (counted) await lockOrganizationQuotas(tx, organizationId);
     if (existing === undefined && quotas.monitors > 0)
-      checkMonitorCountQuota(await countMonitorsLocked(tx, organizationId), quotas);
+      checkMonitorCountQuota(await countMonitors(tx, organizationId), quotas);
     const clash = await findMonitorByIdentity(tx, organizationId, identityOf(definition));
     if (clash !== undefined && clash.id !== id) throw identityConflict(clash.id, identityOf(definition));
     if (
@@ -132,6 +135,11 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       created_at: existing?.created_at ?? now,
       updated_at: now,
     });
+    // Judged on what is stored now, this write included; a refusal rolls the write back.
+    if (quotas.runsKept > 0) {
+      const { runsPerDay } = await quotaUsageOf(tx, organizationId);
+      checkRunsKeptQuota(runsPerDay * policy.runRetentionDays, policy.runRetentionDays, quotas);
+    }
     const monitor = monitorRowToMonitor(row);
     const previous = existing === undefined ? undefined : monitorRowToMonitor(existing);
     for (const dependant of dependants) {
@@ -148,7 +156,6 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   ): Promise<UpsertOutcome> {
     checkLocations(definition);
     checkEgress(definition);
-    checkDefinitionQuotas(definition, quotas);
     try {
       return await db.transaction().execute(async (tx) => {
         const outcome = await upsertInTransaction(tx, organizationId, id, definition);

@@ -56,6 +56,10 @@ const operationIds: Readonly<Record<string, string>> = {
   'PUT /secrets/{name}': 'putSecret',
   'DELETE /secrets/{name}': 'deleteSecret',
   'POST /secrets/resolve': 'resolveSecret',
+  'GET /admin/quotas': 'listQuotaOverrides',
+  'GET /admin/organizations/{organizationId}/quotas': 'getOrganizationQuotas',
+  'PUT /admin/organizations/{organizationId}/quotas': 'putOrganizationQuotas',
+  'DELETE /admin/organizations/{organizationId}/quotas': 'deleteOrganizationQuotas',
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

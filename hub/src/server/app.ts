@@ -25,7 +25,10 @@ import { createRunService } from '../runs/run.service.js';
 import type { RunQueue } from '../runs/run-queue.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { createMonitorService } from '../monitors/monitor.service.js';
-import type { MonitorQuotas } from '../monitors/monitor-quotas.js';
+import { NO_QUOTAS, type QuotaPolicy } from '../quotas/organization-quotas.js';
+import { createQuotaSource } from '../quotas/quota-source.js';
+import { quotaRoutes } from '../quotas/quota.routes.js';
+import { createQuotaService } from '../quotas/quota.service.js';
 import { notificationRuleDependant } from '../notifications/rule-sync.js';
 import { scheduleDependant } from '../scheduling/schedule-dependant.js';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
@@ -85,8 +88,17 @@ export interface AppDeps {
   rateLimits?: RateLimitSettings;
   /** The web console under /ui/ (docs/console.md); api-key sign-in and the default build folder when absent. */
   console?: ConsoleSettings;
-  /** What one organization may own (QUOTA_*); none when absent. */
-  monitorQuotas?: MonitorQuotas;
+  /** Quotas of organizations (docs/adr/0028-quotas-and-bulk-writes.md); every default off when absent. */
+  quotas?: AppQuotas;
+}
+
+export interface AppQuotas {
+  /** The QUOTA_* defaults and RUN_RETENTION_DAYS. */
+  policy: QuotaPolicy;
+  /** PLATFORM_ADMIN_ORGANIZATION: its admins use the admin API; nobody does when absent. */
+  platformAdminOrganization?: string | undefined;
+  /** Counts each request the requests-per-second quota let through (the usage series). */
+  admitted?: (organizationId: string) => void;
 }
 
 const BODY_LIMIT = '1mb';
@@ -155,7 +167,16 @@ export function createApp(deps: AppDeps): Express {
         : { minuteRollupRetentionDays: deps.metricsMinuteRollupRetentionDays }),
       log: deps.log,
     });
-  const rateLimits = createRateLimits(deps.rateLimits, () => clock.now().getTime());
+  const quotaPolicy = deps.quotas?.policy ?? { defaults: NO_QUOTAS, runRetentionDays: 30 };
+  const quotaSource = createQuotaSource({
+    db: deps.db,
+    defaults: quotaPolicy.defaults,
+    now: () => clock.now().getTime(),
+  });
+  const rateLimits = createRateLimits(deps.rateLimits, () => clock.now().getTime(), {
+    quotas: quotaSource,
+    ...(deps.quotas?.admitted ? { admitted: deps.quotas.admitted } : {}),
+  });
   // Before the JSON parser and authentication: Slack signs the raw bytes and sends no bearer token.
   app.use(
     '/integrations/hooks',
@@ -197,6 +218,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(rateLimits.perCaller);
   app.use('/integrations/oauth', oauthRoutes(oauth));
   app.use(
+    '/admin',
+    quotaRoutes(
+      createQuotaService({ db: deps.db, clock, policy: quotaPolicy, source: quotaSource }),
+      deps.quotas?.platformAdminOrganization,
+    ),
+  );
+  app.use(
     '/connections',
     connectionRoutes(
       createConnectionService({ db: deps.db, cipher: deps.cipher, clock, egress: egress.global }),
@@ -223,7 +251,7 @@ export function createApp(deps: AppDeps): Express {
         clock,
         locations: deps.locations ?? ['default'],
         egress,
-        ...(deps.monitorQuotas ? { quotas: deps.monitorQuotas } : {}),
+        quotas: quotaPolicy,
         // Synced inside every monitor upsert and delete, here only, so processes and tests keep rules and
         // schedules the same way.
         dependants: [notificationRuleDependant(systemClock), scheduleDependant],

@@ -7,6 +7,7 @@ import { monitorPaths } from '../monitors/monitor.routes.js';
 import { maintenanceWindowPaths } from '../maintenance/maintenance-window.routes.js';
 import { silencePaths } from '../maintenance/silence.routes.js';
 import { notificationPaths } from '../notifications/notification.routes.js';
+import { quotaPaths } from '../quotas/quota.routes.js';
 import { runPaths } from '../runs/run.routes.js';
 import { secretPaths } from '../secrets/secret.routes.js';
 import { oauthPaths } from '../slack/oauth.routes.js';
@@ -53,6 +54,7 @@ export function buildOpenApiDocument(version: string) {
       ...maintenanceWindowPaths,
       ...secretPaths,
       ...consolePaths,
+      ...quotaPaths,
     },
   });
   assignOperationIds(document.paths ?? {});

@@ -6,7 +6,7 @@ import { createOidcVerifier } from '../auth/oidc.js';
 import type { TokenVerifier } from '../auth/principal.js';
 import type { Settings } from '../config/settings.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
-import { monitorQuotasOf } from '../monitors/monitor-quotas.js';
+import { quotaDefaultsOf } from '../quotas/organization-quotas.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { consoleSettingsOf } from '../console/console-settings.js';
 import { createApp } from './app.js';
@@ -73,8 +73,11 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
       settings.LOCATIONS.map((location) => location.name),
     );
     registerMonitorHealthMetrics(metricsRegistry, { db: components.db, metrics });
-    registerOrganizationQuotaMetrics(metricsRegistry, components.db, monitorQuotasOf(settings));
   }
+  const quotaPolicy = { defaults: quotaDefaultsOf(settings), runRetentionDays: settings.RUN_RETENTION_DAYS };
+  const quotaMetrics = metricsRegistry
+    ? registerOrganizationQuotaMetrics(metricsRegistry, components.db, quotaPolicy)
+    : undefined;
   const app = createApp({
     db: components.db,
     log,
@@ -89,7 +92,11 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     slack: slackSettingsOf(settings),
     egress: egressPoliciesOf(settings),
     rateLimits: rateLimitSettingsOf(settings),
-    monitorQuotas: monitorQuotasOf(settings),
+    quotas: {
+      policy: quotaPolicy,
+      platformAdminOrganization: settings.PLATFORM_ADMIN_ORGANIZATION,
+      ...(quotaMetrics ? { admitted: quotaMetrics.countRequest } : {}),
+    },
     console: consoleSettingsOf(settings),
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });

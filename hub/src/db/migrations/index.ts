@@ -11,6 +11,7 @@ import * as partitionedRuns from './0009-partitioned-runs.js';
 import * as statusPages from './0010-status-pages.js';
 import * as partitionedMinuteRollups from './0011-partitioned-minute-rollups.js';
 import * as slotGaps from './0012-slot-gaps.js';
+import * as organizationQuotas from './0013-organization-quotas.js';
 import * as silencesAndMaintenance from './0014-silences-and-maintenance.js';
 
 /**
@@ -30,5 +31,6 @@ export const migrations: Record<string, Migration> = {
   '0010-status-pages': statusPages,
   '0011-partitioned-minute-rollups': partitionedMinuteRollups,
   '0012-slot-gaps': slotGaps,
+  '0013-organization-quotas': organizationQuotas,
   '0014-silences-and-maintenance': silencesAndMaintenance,
 };

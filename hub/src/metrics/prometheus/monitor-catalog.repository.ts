@@ -47,16 +47,3 @@ export async function listMonitorLocations(db: Executor): Promise<string[]> {
     .execute();
   return rows.map((row) => row.location).sort();
 }
-
-/** How many monitors each organization owns: the usage of its monitors quota. */
-export async function countMonitorsByOrganization(
-  db: Executor,
-): Promise<Array<{ organizationId: string; monitors: number }>> {
-  const rows = await db
-    .selectFrom('monitors')
-    .select(['organization_id', (eb) => eb.fn.countAll<string>().as('count')])
-    .groupBy('organization_id')
-    .orderBy('organization_id')
-    .execute();
-  return rows.map((row) => ({ organizationId: row.organization_id, monitors: Number(row.count) }));
-}
