@@ -1,4 +1,4 @@
-import { diffJson } from '../contract/definition-diff.js';
+import { windowChanges } from '../client/maintenance-window-diff.js';
 import {
   maintenanceWindowDefinitionSchema,
   type MaintenanceWindowDefinition,
@@ -9,7 +9,6 @@ import {
 } from '../contract/maintenance-window-resource.js';
 import type { HubClient } from '../client/hub-client.js';
 import { toFieldIssues } from '../http/validation.js';
-import type { MaintenanceWindow } from '../maintenance/maintenance.schema.js';
 import type { DocumentProblem, DocumentSource } from './monitor-documents.js';
 
 /** A `MaintenanceWindow` resource of an `apply -f` file: the same document the operator reconciles. */
@@ -31,14 +30,6 @@ export function parseWindowDocument(
   }));
 }
 
-const definitionOfWindow = (stored: MaintenanceWindow): MaintenanceWindowDefinition => ({
-  name: stored.name,
-  ...(stored.description === null ? {} : { description: stored.description }),
-  matchers: stored.matchers,
-  schedule: stored.schedule,
-  excludeFromFigures: stored.excludeFromFigures,
-});
-
 /**
  * Puts each window by name (`PUT /maintenance-windows/{name}` is idempotent) unless the hub has it already, and
  * says what happened; with `dryRun` it only says what would. Timestamps compare as instants, as the hub keeps them.
@@ -52,8 +43,7 @@ export async function applyWindows(
   let changed = false;
   for (const { window } of windows) {
     const current = await hub.getMaintenanceWindow(window.name);
-    const changes =
-      current === undefined ? [] : diffJson(normalized(definitionOfWindow(current)), normalized(window));
+    const changes = current === undefined ? [] : windowChanges(current, window);
     const kind = current === undefined ? 'created' : changes.length > 0 ? 'changed' : 'unchanged';
     if (kind !== 'unchanged') changed = true;
     if (kind !== 'unchanged' && !dryRun) await hub.putMaintenanceWindow(window);
@@ -65,21 +55,4 @@ export async function applyWindows(
     );
   }
   return { lines, changed };
-}
-
-/** The definition with its schedule's times as ISO instants and matchers' operators filled in, for comparing. */
-function normalized(definition: MaintenanceWindowDefinition): unknown {
-  const instant = (at: string | undefined) => (at === undefined ? undefined : new Date(at).toISOString());
-  const { schedule } = definition;
-  return {
-    ...definition,
-    schedule:
-      schedule.type === 'once'
-        ? { ...schedule, startsAt: instant(schedule.startsAt), endsAt: instant(schedule.endsAt) }
-        : {
-            ...schedule,
-            activeFrom: instant(schedule.activeFrom),
-            activeUntil: instant(schedule.activeUntil),
-          },
-  };
 }

@@ -6,6 +6,8 @@ import type { NotificationEvent } from '../notifications/notification.schema.js'
 import type { MaintenanceWindowDefinition, SilenceCreate } from '../contract/maintenance-definition.js';
 import type { MaintenanceWindow, Silence } from '../maintenance/maintenance.schema.js';
 
+export type { MaintenanceWindow, Silence };
+
 /** A non-2xx answer from the hub, with its error body. */
 export class HubRequestError extends Error {
   constructor(
