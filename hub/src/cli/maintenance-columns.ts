@@ -11,7 +11,7 @@ import { age } from './resource-columns.js';
 // The columns of `meerkat get silences|maintenancewindows` (and `silence list`, `maintenance list`).
 
 /** `in 2h` for an instant to come, `3m ago` for one past. */
-export function relative(at: string, now: Date): string {
+function relative(at: string, now: Date): string {
   return Date.parse(at) > now.getTime()
     ? `in ${age(now.toISOString(), new Date(at))}`
     : `${age(at, now)} ago`;
@@ -28,7 +28,7 @@ export const silenceColumns = (now: Date): Column<Silence>[] => [
   { title: 'COMMENT', cell: (s) => s.comment },
 ];
 
-export function describeSchedule(schedule: MaintenanceSchedule): string {
+function describeSchedule(schedule: MaintenanceSchedule): string {
   if (schedule.type === 'once') return `once ${schedule.startsAt} to ${schedule.endsAt}`;
   return `cron "${schedule.cron}" ${schedule.timezone} for ${schedule.durationMinutes}m`;
 }

@@ -25,7 +25,7 @@ const isLabel = (label: string): label is MatcherLabel =>
   (MATCHER_LABELS as readonly string[]).includes(label);
 
 /** `label=a,b` or `label!=a,b`: amtool's matcher syntax, with a comma list of exact values instead of a regex. */
-export function parseMatcher(text: string): Matcher {
+function parseMatcher(text: string): Matcher {
   const match = /^([A-Za-z]+)(!=|=)(.+)$/.exec(text);
   if (match === null)
     throw new CommandFailure(ExitCode.usage, `matcher "${text}" is not label=value or label!=value`);
