@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Silence } from '../../hub/src/maintenance/maintenance.schema.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { monitorDefinition } from '../harness/monitors.js';
 import {
   buildConsole,
   launchBrowser,
@@ -47,6 +48,14 @@ describe('the maintenance page', () => {
         })
       ).status,
     ).toBe(201);
+    const monitor = monitorDefinition({
+      name: 'checkout',
+      frequency: { every: 1, unit: 'HOUR' },
+      nodes: [{ id: 'w', type: 'WAIT', duration_ms: 1 }],
+    });
+    expect((await hub.request('PUT', '/monitor/checkout', { as: 'acmeEditor', body: monitor })).status).toBe(
+      201,
+    );
     const silenced = await hub.request('POST', '/silences', {
       as: 'acmeEditor',
       body: {
@@ -87,6 +96,15 @@ describe('the maintenance page', () => {
     expect(await page.getByRole('form', { name: 'New silence' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^Expire/ }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('says on a monitor’s page that it is in maintenance, and links to the windows', async () => {
+    await page.goto(`${hub.url}/ui/monitors/checkout`);
+    const note = page.locator('.maintenance-note');
+    await expect.poll(() => note.textContent()).toMatch(/^in maintenance db-upgrade until \d{4}-\d\d-\d\d /);
+    expect(await note.textContent()).not.toContain('left out');
+    await note.getByRole('link', { name: 'db-upgrade' }).click();
+    await page.waitForURL((url) => url.pathname === '/ui/maintenance');
   });
 
   it('lets an editor create a deploy silence, see a refusal, and expire it', async () => {
