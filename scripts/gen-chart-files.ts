@@ -9,6 +9,7 @@ const copies: ReadonlyArray<readonly [source: string, target: string]> = [
   ['config/rbac/hub-runner-jobs-role.yaml', 'charts/meerkat/files/rbac/hub-runner-jobs-role.yaml'],
   ['config/prometheus/rules.yaml', 'charts/meerkat/files/prometheus/rules.yaml'],
   ['config/grafana/meerkat-overview.json', 'charts/meerkat/files/grafana/meerkat-overview.json'],
+  ['crds/maintenancewindows.meerkat.dev.yaml', 'charts/meerkat/crds/maintenancewindows.meerkat.dev.yaml'],
 ];
 
 // A source that does not exist has no copy: the chart then renders without what it would feed.

@@ -21,6 +21,8 @@ export interface MonitorWatchOptions {
   onChange: (key: MonitorKey, change: MonitorChange, resource: MonitorResource) => void;
   /** Only this namespace's Monitors; every namespace when absent. */
   namespace?: string;
+  /** Another kind of meerkat.dev resource to watch (maintenancewindows); Monitors when absent. */
+  plural?: string;
   log: Logger;
   resyncMs: number;
   initialBackoffMs?: number;
@@ -47,6 +49,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
   const watch = new Watch(options.kubeConfig);
   const initialBackoffMs = options.initialBackoffMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const plural = options.plural ?? MONITOR_PLURAL;
   let stopped = false;
   let wakeUp: () => void = () => {};
   let current: AbortController | undefined;
@@ -63,7 +66,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
     });
 
   async function list(): Promise<string | undefined> {
-    const target = { group: MONITOR_GROUP, version: MONITOR_VERSION, plural: MONITOR_PLURAL };
+    const target = { group: MONITOR_GROUP, version: MONITOR_VERSION, plural };
     const answer = (await (options.namespace === undefined
       ? api.listClusterCustomObject(target)
       : api.listNamespacedCustomObject({ ...target, namespace: options.namespace }))) as {
@@ -102,8 +105,8 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
       watch
         .watch(
           options.namespace === undefined
-            ? `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/${MONITOR_PLURAL}`
-            : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${options.namespace}/${MONITOR_PLURAL}`,
+            ? `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/${plural}`
+            : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${options.namespace}/${plural}`,
           { resourceVersion, allowWatchBookmarks: true },
           (phase, object: MonitorResource & { code?: number }) => {
             if (phase === 'ERROR') {
@@ -138,7 +141,7 @@ export function startMonitorWatch(options: MonitorWatchOptions): MonitorWatch {
         if (kubeStatusOf(error) === 404)
           options.log.error(
             { retryInMs: backoffMs },
-            'the Monitor CRD (monitors.meerkat.dev) is not installed: kubectl apply -f crds/monitors.meerkat.dev.yaml',
+            `the CRD ${plural}.${MONITOR_GROUP} is not installed: kubectl apply -f crds/${plural}.${MONITOR_GROUP}.yaml`,
           );
         else options.log.warn({ err: error, retryInMs: backoffMs }, 'Monitor watch ended; listing again');
         await pause(backoffMs);

@@ -23,11 +23,13 @@ export function registerOperatorCommand(program: Command): void {
       const registry = createMetricsRegistry('operator');
       const leaseMs = settings.OPERATOR_LEASE_SECONDS * 1000;
       const publicUrl = settings.MEERKAT_PUBLIC_URL ?? settings.MEERKAT_URL;
+      const hub = createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY, {
+        timeoutMs: settings.OPERATOR_HUB_TIMEOUT_SECONDS * 1000,
+      });
       const operator = startOperator({
         kubeConfig,
-        hub: createHubClient(settings.MEERKAT_URL, settings.MEERKAT_API_KEY, {
-          timeoutMs: settings.OPERATOR_HUB_TIMEOUT_SECONDS * 1000,
-        }),
+        hub,
+        windows: hub,
         log,
         registry,
         resyncMs: settings.OPERATOR_RESYNC_SECONDS * 1000,

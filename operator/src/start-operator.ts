@@ -15,6 +15,8 @@ import { createOperatorMetrics } from './operator-metrics.js';
 import type { ProjectPolicy } from './project-tenancy.js';
 import { reconcileMonitor, type HubMonitors } from './reconcile-monitor.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
+import type { HubWindows } from './maintenance-window/reconcile-window.js';
+import { startWindowController } from './maintenance-window/window-controller.js';
 
 export interface LeaderElectionSettings {
   namespace: string;
@@ -28,6 +30,8 @@ export interface LeaderElectionSettings {
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
   hub: HubMonitors;
+  /** The hub's maintenance-window API: MaintenanceWindow resources are reconciled only when given. */
+  windows?: HubWindows;
   log: Logger;
   resyncMs: number;
   /** Each synced resource is reconciled again this often (jittered), which refreshes its health; never when absent. */
@@ -119,6 +123,20 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       ...(resumeFrom === undefined ? {} : { resumeFrom }),
     });
     resumeFrom = undefined;
+    const windows =
+      options.windows === undefined
+        ? undefined
+        : startWindowController({
+            kubeConfig: options.kubeConfig,
+            hub: options.windows,
+            log: options.log,
+            availability,
+            resyncMs: options.resyncMs,
+            now,
+            ...(options.refreshMs === undefined ? {} : { refreshMs: options.refreshMs }),
+            ...(options.watchNamespace === undefined ? {} : { namespace: options.watchNamespace }),
+            ...(options.projects ? { projects: options.projects } : {}),
+          });
     options.log.info({ namespace: options.watchNamespace ?? 'all' }, 'controller started: watching Monitors');
     controller = {
       watch,
@@ -127,6 +145,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
         controller = undefined;
         await watch.stop();
         await queue.stop();
+        await windows?.stop();
       },
     };
   }

@@ -14,18 +14,18 @@ import { adminKubeConfig, eventually } from '../kube/test-cluster.js';
 const crdFile = new URL('../../crds/monitors.meerkat.dev.yaml', import.meta.url);
 const samplesDirectory = new URL('../../config/samples/monitors/', import.meta.url);
 
-export function readGeneratedCrd(): V1CustomResourceDefinition {
-  return parse(readFileSync(crdFile, 'utf8')) as V1CustomResourceDefinition;
+export function readGeneratedCrd(file: URL = crdFile): V1CustomResourceDefinition {
+  return parse(readFileSync(file, 'utf8')) as V1CustomResourceDefinition;
 }
 
-/** Creates the CRD unless it exists, then waits until the API server serves it. */
-export async function installMonitorCrd(): Promise<V1CustomResourceDefinition> {
+/** Creates the CRD (the Monitor one unless `file` names another) unless it exists, then waits until it is served. */
+export async function installMonitorCrd(file: URL = crdFile): Promise<V1CustomResourceDefinition> {
   const api = adminKubeConfig().makeApiClient(ApiextensionsV1Api);
-  const body = readGeneratedCrd();
+  const body = readGeneratedCrd(file);
   await api.createCustomResourceDefinition({ body }).catch((error: unknown) => {
     if ((error as { code?: number }).code !== 409) throw error;
   });
-  return eventually('the Monitor CRD becoming Established', async () => {
+  return eventually(`the CRD ${body.metadata?.name} becoming Established`, async () => {
     const crd = await api.readCustomResourceDefinition({ name: body.metadata?.name ?? '' });
     const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
     return established ? crd : undefined;

@@ -1,14 +1,18 @@
-// The documentation's Monitor examples and uninstall order, tried on a real kube-apiserver with the operator and a
-// real hub: every `kind: Monitor` document in docs/*.md applies with kubectl and is Synced, and the uninstall
-// order of docs/install.md leaves nothing a CRD deletion would wait for.
+// The documentation's Monitor and MaintenanceWindow examples and uninstall order, tried on a real kube-apiserver
+// with the operator and a real hub: every `kind: Monitor` and `kind: MaintenanceWindow` document in docs/*.md
+// applies with kubectl and is Synced, and the uninstall order of docs/install.md leaves nothing a CRD deletion would
+// wait for.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
+import { isMaintenanceWindowResource } from '../../hub/src/contract/maintenance-window-resource.js';
 import { isMonitorResource } from '../../hub/src/contract/monitor-resource.js';
 import type { RunningOperator } from '../../operator/src/start-operator.js';
-import { kubeCluster } from '../kube/test-cluster.js';
+import { eventually, kubeCluster } from '../kube/test-cluster.js';
+import { installMonitorCrd } from './monitor-crd-install.js';
 import {
   hubMonitorStatus,
   monitorsIn,
@@ -20,12 +24,15 @@ import {
 const setup = setUpOperatorTests('operator-docs');
 const docs = new URL('../../docs/', import.meta.url);
 let operator: RunningOperator | undefined;
-beforeAll(() => {
-  operator = setup.startTestOperator();
+beforeAll(async () => {
+  await installMonitorCrd(new URL('../../crds/maintenancewindows.meerkat.dev.yaml', import.meta.url));
+  operator = setup.startTestOperator({ windows: createHubClient(setup.hub.url, setup.hub.keys.acmeEditor) });
 });
 
-/** Every YAML document of a docs page that is a Monitor: in ```yaml blocks and in `<<'YAML'` heredocs. */
-function monitorExamples(): Array<{ page: string; resource: Record<string, unknown> }> {
+/** Every YAML document of a docs page that is a `kind`: in ```yaml blocks and in `<<'YAML'` heredocs. */
+function resourceExamples(
+  isKind: (resource: unknown) => boolean,
+): Array<{ page: string; resource: Record<string, unknown> }> {
   const examples: Array<{ page: string; resource: Record<string, unknown> }> = [];
   for (const page of readdirSync(docs).filter((file) => file.endsWith('.md'))) {
     const text = readFileSync(new URL(page, docs), 'utf8');
@@ -36,7 +43,7 @@ function monitorExamples(): Array<{ page: string; resource: Record<string, unkno
     for (const block of blocks)
       for (const document of parseAllDocuments(block)) {
         const resource = document.toJS() as unknown;
-        if (isMonitorResource(resource)) examples.push({ page, resource: { ...resource } });
+        if (isKind(resource)) examples.push({ page, resource: { ...(resource as Record<string, unknown>) } });
       }
   }
   return examples;
@@ -49,7 +56,8 @@ async function kubectl(input: string | undefined, ...args: string[]): Promise<st
 }
 
 describe('the documentation', () => {
-  const examples = monitorExamples();
+  const examples = resourceExamples(isMonitorResource);
+  const windowExamples = resourceExamples(isMaintenanceWindowResource);
 
   it('has Monitor examples to try', () => {
     expect(examples.map(({ page }) => page)).toContain('install.md');
@@ -64,6 +72,30 @@ describe('the documentation', () => {
       await kubectl(stringify(body), 'apply', '-f', '-');
       const synced = await untilSynced(setup.namespace.name, metadata.name);
       expect(await hubMonitorStatus(setup.hub, synced.metadata.uid)).toBe(200);
+    },
+  );
+
+  it.each(windowExamples.map((example, index) => [`${example.page} #${index + 1}`, example] as const))(
+    'the MaintenanceWindow example %s applies with kubectl and is Synced',
+    async (_name, { resource }) => {
+      const metadata = resource.metadata as { name: string };
+      const body = { ...resource, metadata: { ...metadata, namespace: setup.namespace.name } };
+      await kubectl(stringify(body), 'apply', '-f', '-');
+      const status = await eventually(`${metadata.name} Synced`, async () => {
+        const synced = await kubectl(
+          undefined,
+          'get',
+          'maintenancewindows.meerkat.dev',
+          metadata.name,
+          '-n',
+          setup.namespace.name,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Synced")].status} {.status.windowName}',
+        );
+        return synced.startsWith('True ') ? synced : undefined;
+      });
+      const hubName = status.split(' ')[1] ?? '';
+      expect((await setup.hub.request('GET', `/maintenance-windows/${hubName}`)).status).toBe(200);
     },
   );
 
@@ -86,10 +118,25 @@ describe('the documentation', () => {
       '--wait',
       '--timeout=60s',
     );
+    await kubectl(
+      undefined,
+      'delete',
+      'maintenancewindows.meerkat.dev',
+      '--all',
+      '-n',
+      namespace,
+      '--wait',
+      '--timeout=60s',
+    );
     // Step 2, `helm uninstall`: the operator goes.
     await operator?.stop();
     // Step 3 deletes the CRD, which waits for every Monitor to go: none is left to wait for.
     expect(await kubectl(undefined, 'get', 'monitors.meerkat.dev', '-n', namespace, '-o', 'name')).toBe('');
+    expect(await kubectl(undefined, 'get', 'mkmw', '-n', namespace, '-o', 'name')).toBe('');
+    const windows = (await (await setup.hub.request('GET', '/maintenance-windows')).json()) as {
+      data: unknown[];
+    };
+    expect(windows.data).toEqual([]);
     for (const uid of uids) expect(await hubMonitorStatus(setup.hub, uid)).toBe(404);
   });
 });

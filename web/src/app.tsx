@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { apiData } from './api.js';
+import { MaintenancePage } from './pages/maintenance.js';
 import { MonitorDetailPage } from './pages/monitor-detail.js';
 import { OidcCallbackPage } from './pages/oidc-callback.js';
 import { OverviewPage } from './pages/overview.js';
@@ -36,6 +37,8 @@ function signedInPage(path: string, principal: PrincipalSummary | undefined) {
       <MonitorDetailPage monitorId={decodeURIComponent(monitor[1] ?? '')} principal={principal} />
     );
   if (path === '/ui/' || path === '/ui') return <OverviewPage />;
+  if (path === '/ui/maintenance')
+    return principal === undefined ? <SigningIn /> : <MaintenancePage principal={principal} />;
   return (
     <section>
       <h1>Not found</h1>
@@ -81,6 +84,7 @@ export function App() {
         {principal !== undefined && page === undefined && (
           <nav aria-label="Main">
             <Link href="/ui/">Monitors</Link>
+            <Link href="/ui/maintenance">Maintenance</Link>
             <span class="who">
               {principal.organizationId} · {principal.role}
             </span>

@@ -19,3 +19,5 @@ export interface Page<T> {
   limit: number;
 }
 export type { NotificationEvent, NotificationRule } from '../../hub/src/notifications/notification.schema.js';
+export type { MaintenanceWindow, Silence } from '../../hub/src/maintenance/maintenance.schema.js';
+export type { Matcher } from '../../hub/src/contract/maintenance-definition.js';

@@ -13,6 +13,7 @@ import { CommandFailure, describeHubError, exitCodeOfHubError, ExitCode } from '
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { HubRequestError, type HubClient } from '../client/hub-client.js';
 import { describeProblem, describeSource, readMonitorDocuments } from './monitor-documents.js';
+import { applyWindows } from './window-documents.js';
 
 interface ApplyOptions extends HubOptions {
   filename: string[];
@@ -30,8 +31,8 @@ export function registerApplyCommand(program: Command): void {
   const command = program
     .command('apply')
     .description(
-      'create or update the monitors defined in files (API form or Monitor resources); the hub checks every ' +
-        'document before the first change',
+      'create or update the monitors defined in files (API form or Monitor resources) and MaintenanceWindow ' +
+        'resources; the hub checks every monitor document before the first change',
     )
     .requiredOption(
       '-f, --filename <path>',
@@ -53,13 +54,13 @@ export function registerApplyCommand(program: Command): void {
   hubOptions(command).action(async (options: ApplyOptions) => {
     if (options.prune && options.project === undefined)
       command.error('meerkat apply: --prune needs --project', { exitCode: ExitCode.usage });
-    const { documents, problems } = await readMonitorDocuments(options.filename);
+    const { documents, problems, windows } = await readMonitorDocuments(options.filename);
     if (problems.length > 0) {
       for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
       process.stderr.write(`meerkat apply: ${problems.length} problem(s); nothing was changed\n`);
       throw new CommandFailure(ExitCode.usage);
     }
-    if (documents.length === 0) {
+    if (documents.length === 0 && windows.length === 0) {
       process.stderr.write(`meerkat apply: no monitor documents in ${options.filename.join(', ')}\n`);
       throw new CommandFailure(ExitCode.usage);
     }
@@ -72,10 +73,15 @@ export function registerApplyCommand(program: Command): void {
     const mode = options.dryRun ?? 'none';
     const verdicts = mode === 'client' ? [] : await checkPlanWithHub(hub, plan);
     reportRefusals(verdicts);
-    if (mode === 'none') await applyPlan(hub, plan);
-    else printDryRun(plan, verdicts, mode);
-    if (options.diffExitCode === true && plan.some((action) => action.kind !== 'unchanged'))
-      throw new CommandFailure(ExitCode.failed);
+    // Monitors, then maintenance windows (apply's only other kind): a window names monitors, not the reverse.
+    if (plan.length > 0 || windows.length === 0) {
+      if (mode === 'none') await applyPlan(hub, plan);
+      else printDryRun(plan, verdicts, mode);
+    }
+    const applied = await applyWindows(hub, windows, mode !== 'none');
+    for (const line of applied.lines) process.stdout.write(`${line}\n`);
+    const changed = applied.changed || plan.some((action) => action.kind !== 'unchanged');
+    if (options.diffExitCode === true && changed) throw new CommandFailure(ExitCode.failed);
   });
 }
 

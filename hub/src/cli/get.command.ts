@@ -3,6 +3,7 @@ import type { Monitor } from '../contract/monitor-definition.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
 import type { HubClient, MonitorHealthRow } from '../client/hub-client.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
+import { registerGetMaintenance } from './get-maintenance.js';
 import { findMonitor, monitorNamesOf, type MonitorScope } from './monitor-lookup.js';
 import { monitorManifest } from './monitor-manifest.js';
 import { outputOption, printItems, type OutputFormat } from './output-format.js';
@@ -169,4 +170,5 @@ export function registerGetCommand(program: Command): void {
   registerMonitors(get);
   registerRuns(get);
   registerEventsAndIntegrations(get);
+  registerGetMaintenance(get);
 }

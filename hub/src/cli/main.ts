@@ -27,6 +27,8 @@ const subCommands: Record<string, () => Promise<Register>> = {
   version: async () => (await import('./version.command.js')).registerVersionCommand,
   config: async () => (await import('./config.command.js')).registerConfigCommand,
   test: async () => (await import('./test.command.js')).registerTestCommand,
+  silence: async () => (await import('./silence.command.js')).registerSilenceCommand,
+  maintenance: async () => (await import('./maintenance.command.js')).registerMaintenanceCommand,
   operator: async () => (await import('../../../operator/src/operator.command.js')).registerOperatorCommand,
 };
 

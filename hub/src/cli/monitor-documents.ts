@@ -9,7 +9,9 @@ import {
 import { describeIssue } from '../contract/issue-path.js';
 import { isMonitorResource, monitorResourceToDefinition } from '../contract/monitor-resource.js';
 import { toFieldIssues } from '../http/validation.js';
+import { isMaintenanceWindowResource } from '../contract/maintenance-window-resource.js';
 import { LIST_KIND } from './monitor-manifest.js';
+import { parseWindowDocument, type WindowDocument } from './window-documents.js';
 
 /**
  * Where a document came from: `file:N` with N counted from 1, as the error lines print it, and `items[K]` for the
@@ -118,11 +120,15 @@ function parseDocument(source: DocumentSource, raw: unknown): MonitorDocument | 
   return { source, id: parsedId?.data, definition: parsed.data };
 }
 
-/** Reads every document of every file and validates all of them; nothing is sent anywhere. */
+/**
+ * Reads every document of every file and validates all of them; nothing is sent anywhere. `MaintenanceWindow`
+ * resources come back as `windows`, which only `apply` acts on.
+ */
 export async function readMonitorDocuments(
   paths: string[],
-): Promise<{ documents: MonitorDocument[]; problems: DocumentProblem[] }> {
+): Promise<{ documents: MonitorDocument[]; problems: DocumentProblem[]; windows: WindowDocument[] }> {
   const documents: MonitorDocument[] = [];
+  const windows: WindowDocument[] = [];
   const problems: DocumentProblem[] = [];
   for (const file of await expandPaths(paths)) {
     const text = file === STDIN_NAME ? await readStdin() : await readFile(file, 'utf8');
@@ -148,14 +154,17 @@ export async function readMonitorDocuments(
           ? [{ source, raw }]
           : items.map((r, item) => ({ source: { ...source, item }, raw: r }));
       for (const entry of entries) {
-        const outcome = parseDocument(entry.source, entry.raw);
+        const outcome = isMaintenanceWindowResource(entry.raw)
+          ? parseWindowDocument(entry.source, entry.raw)
+          : parseDocument(entry.source, entry.raw);
         if (Array.isArray(outcome)) problems.push(...outcome);
+        else if ('window' in outcome) windows.push(outcome);
         else documents.push(outcome);
       }
     });
   }
   problems.push(...findDuplicateIdentities(documents));
-  return { documents, problems };
+  return { documents, problems, windows };
 }
 
 /** The items of kubectl's `List` document (what `get monitors -o yaml` prints), else undefined. */

@@ -40,6 +40,8 @@ export interface PrintOptions<T> {
   plural: string;
   /** What JSON and YAML print of an item that `apply` takes back (a resource); a list is then a `List`. */
   manifest?: (item: T) => unknown;
+  /** What `-o name` prints after `kind/`: the id unless the resource is known by its name. */
+  nameOf?: (item: T) => string;
 }
 
 /**
@@ -54,7 +56,9 @@ export function printItems<T extends { id: string }>(items: T[], options: PrintO
   if (format === 'json') return void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
   if (format === 'yaml') return void process.stdout.write(stringifyYaml(value));
   if (format === 'name')
-    return void process.stdout.write(items.map((item) => `${kind}/${item.id}\n`).join(''));
+    return void process.stdout.write(
+      items.map((item) => `${kind}/${options.nameOf?.(item) ?? item.id}\n`).join(''),
+    );
   if (items.length === 0) return void process.stderr.write(`No ${options.plural} found.\n`);
   const shown = columns.filter((column) => format === 'wide' || column.wide !== true);
   process.stdout.write(

@@ -78,6 +78,8 @@ export const eventColumns = (now: Date): Column<EventRow>[] => [
   { title: 'MONITOR', cell: (e) => e.monitorName ?? e.monitorId },
   { title: 'REASON', cell: (e) => e.triggerReason },
   { title: 'CHANNELS', cell: (e) => Object.keys(e.channelsNotified).join(',') },
+  // What held the notification (issue 38): `silence/sil_...` or `maintenance/<window id>`.
+  { title: 'HELD BY', cell: (e) => (e.heldBy === null ? '' : `${e.heldBy.kind}/${e.heldBy.id}`) },
   { title: 'AGE', cell: (e) => age(e.createdAt, now) },
   { title: 'MONITOR ID', cell: (e) => e.monitorId, wide: true },
   { title: 'RUN', cell: (e) => e.runId ?? '', wide: true },

@@ -3,7 +3,11 @@ import type { Run, RunResultReport } from '../contract/run.js';
 import type { FieldIssue } from '../http/errors.js';
 import type { Integration } from '../integrations/integration.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
+import type { MaintenanceWindowDefinition, SilenceCreate } from '../contract/maintenance-definition.js';
+import type { MaintenanceWindow, Silence } from '../maintenance/maintenance.schema.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
+
+export type { MaintenanceWindow, Silence };
 
 /** A non-2xx answer from the hub, with its error body. */
 export class HubRequestError extends Error {
@@ -219,6 +223,45 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       return (
         (await call<{ data: Run }>('PUT', `/runs/${encodeURIComponent(id)}/result`, result)) as { data: Run }
       ).data;
+    },
+    /** Every silence, newest first, in one state when given (expired ones are kept for audit). */
+    async listSilences(state?: Silence['state']): Promise<Silence[]> {
+      const all: Silence[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const query = new URLSearchParams({ limit: '100', offset: String(offset) });
+        if (state !== undefined) query.set('state', state);
+        const answer = await call<{ data: Silence[]; total: number }>('GET', `/silences?${query.toString()}`);
+        all.push(...(answer?.data ?? []));
+        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
+      }
+    },
+    async getSilence(id: string): Promise<Silence | undefined> {
+      return (await call<{ data: Silence }>('GET', `/silences/${encodeURIComponent(id)}`))?.data;
+    },
+    async createSilence(request: SilenceCreate): Promise<Silence> {
+      return ((await call<{ data: Silence }>('POST', '/silences', request)) as { data: Silence }).data;
+    },
+    /** Ends the silence now; the hub keeps it, expired. */
+    async expireSilence(id: string): Promise<Silence> {
+      const path = `/silences/${encodeURIComponent(id)}`;
+      return ((await call<{ data: Silence }>('DELETE', path)) as { data: Silence }).data;
+    },
+    async listMaintenanceWindows(): Promise<MaintenanceWindow[]> {
+      return (await call<{ data: MaintenanceWindow[] }>('GET', '/maintenance-windows'))?.data ?? [];
+    },
+    async getMaintenanceWindow(name: string): Promise<MaintenanceWindow | undefined> {
+      const path = `/maintenance-windows/${encodeURIComponent(name)}`;
+      return (await call<{ data: MaintenanceWindow }>('GET', path))?.data;
+    },
+    /** Creates or replaces the window of `definition.name`. */
+    async putMaintenanceWindow(definition: MaintenanceWindowDefinition): Promise<MaintenanceWindow> {
+      const path = `/maintenance-windows/${encodeURIComponent(definition.name)}`;
+      return (
+        (await call<{ data: MaintenanceWindow }>('PUT', path, definition)) as { data: MaintenanceWindow }
+      ).data;
+    },
+    async deleteMaintenanceWindow(name: string): Promise<void> {
+      await call('DELETE', `/maintenance-windows/${encodeURIComponent(name)}`);
     },
     /** A secret's value, or undefined when it does not exist; the value travels in the body, never the URL. */
     async resolveSecret(request: {

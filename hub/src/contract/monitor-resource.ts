@@ -9,13 +9,18 @@ export interface MonitorResourceShape {
   spec?: Record<string, unknown>;
 }
 
-export function isMonitorResource(document: unknown): document is MonitorResourceShape {
+/** Whether a document is a resource of `kind` (any apiVersion): Monitor, or MaintenanceWindow. */
+export function isResourceOfKind(document: unknown, kind: string): document is MonitorResourceShape {
   return (
     typeof document === 'object' &&
     document !== null &&
-    (document as { kind?: unknown }).kind === MONITOR_KIND &&
+    (document as { kind?: unknown }).kind === kind &&
     typeof (document as { apiVersion?: unknown }).apiVersion === 'string'
   );
+}
+
+export function isMonitorResource(document: unknown): document is MonitorResourceShape {
+  return isResourceOfKind(document, MONITOR_KIND);
 }
 
 /**

@@ -76,6 +76,13 @@ export function MonitorDetailPage({
         {monitor.project} · {monitor.environment} · every {monitor.frequency.every}{' '}
         {monitor.frequency.unit.toLowerCase()}
       </p>
+      {metrics.maintenance !== null && (
+        <p class="maintenance-note">
+          <span class="badge degraded">in maintenance</span>{' '}
+          <Link href="/ui/maintenance">{metrics.maintenance.name}</Link> until {when(metrics.maintenance.end)}
+          {metrics.maintenance.excludeFromFigures ? '; its runs are left out of the figures' : ''}
+        </p>
+      )}
       {principal.permissions.includes('runs:write') && <RunNow monitor={monitor} />}
       <section aria-labelledby="uptime">
         <h2 id="uptime">Uptime, last 90 days</h2>

@@ -1,0 +1,181 @@
+// Level-based reconcile of one MaintenanceWindow resource: put its definition in the hub under its hub name when the
+// hub's copy differs (one GET per pass), say in the status whether it is in force and when it next starts, and
+// delete the hub window before the resource goes (a finalizer, added once the hub holds the window).
+import type { Logger } from 'pino';
+import { HubRequestError } from '../../../hub/src/client/hub-client.js';
+import type { MaintenanceWindowDefinition } from '../../../hub/src/contract/maintenance-definition.js';
+import { windowChanges } from '../../../hub/src/client/maintenance-window-diff.js';
+import type { MaintenanceWindow } from '../../../hub/src/client/hub-client.js';
+import {
+  describeHubFailure,
+  HubUnreachableError,
+  isHubRejection,
+  type HubAvailability,
+} from '../hub-availability.js';
+import type { CustomResources } from '../kube-monitor-resources.js';
+import { sameStatus, setCondition, toKubeTime } from '../monitor-conditions.js';
+import { CLEANUP_FINALIZER } from '../monitor-resource-status.js';
+import type { ProjectPolicy } from '../project-tenancy.js';
+import type { MonitorKey } from '../reconcile-monitor.js';
+import {
+  hubWindowName,
+  windowDefinitionOf,
+  WindowSpecRefusal,
+  type WindowResource,
+  type WindowResourceStatus,
+} from './window-resource.js';
+
+/** What reconcile needs of the hub's maintenance-window API. */
+export interface HubWindows {
+  getMaintenanceWindow(name: string): Promise<MaintenanceWindow | undefined>;
+  putMaintenanceWindow(definition: MaintenanceWindowDefinition): Promise<MaintenanceWindow>;
+  deleteMaintenanceWindow(name: string): Promise<void>;
+}
+
+export interface WindowReconcileDependencies {
+  hub: HubWindows;
+  resources: CustomResources<WindowResource, WindowResourceStatus>;
+  now: () => Date;
+  log: Logger;
+  availability?: HubAvailability;
+  projects?: ProjectPolicy;
+}
+
+/**
+ * Resolves 'refresh' while the window is synced (whether it is in force changes with time, and the hub's copy may
+ * drift), undefined when there is nothing to do until the resource changes; rejects to be retried.
+ */
+export async function reconcileWindow(
+  key: MonitorKey,
+  deps: WindowReconcileDependencies,
+): Promise<'refresh' | undefined> {
+  const resource = await deps.resources.get(key);
+  if (!resource) return undefined;
+  if (resource.metadata.deletionTimestamp) {
+    await reconcileDeletion(resource, deps);
+    return undefined;
+  }
+  let definition: MaintenanceWindowDefinition;
+  try {
+    definition = windowDefinitionOf(resource, deps.projects);
+  } catch (error) {
+    if (!(error instanceof WindowSpecRefusal)) throw error;
+    await writeStatus(resource, notSynced(resource, error.reason, error.message, deps), deps);
+    return undefined;
+  }
+  let window: MaintenanceWindow;
+  try {
+    window = await putIfChanged(definition, deps);
+  } catch (error) {
+    if (!isHubRejection(error)) throw reportUnreachable(error, deps);
+    const message = describeHubFailure(error);
+    await writeStatus(resource, notSynced(resource, 'HubRefused', message, deps), deps);
+    return undefined;
+  }
+  let current = resource;
+  if (!(resource.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER))
+    current = await deps.resources.setFinalizers(resource, [
+      ...(resource.metadata.finalizers ?? []),
+      CLEANUP_FINALIZER,
+    ]);
+  await writeStatus(current, syncedStatus(resource, window, deps), deps);
+  return 'refresh';
+}
+
+async function putIfChanged(
+  definition: MaintenanceWindowDefinition,
+  deps: WindowReconcileDependencies,
+): Promise<MaintenanceWindow> {
+  const stored = await deps.hub.getMaintenanceWindow(definition.name);
+  deps.availability?.reportAnswer();
+  if (stored !== undefined && windowChanges(stored, definition).length === 0) return stored;
+  const window = await deps.hub.putMaintenanceWindow(definition);
+  deps.log.info({ window: definition.name, created: stored === undefined }, 'hub maintenance window put');
+  return window;
+}
+
+function reportUnreachable(error: unknown, deps: WindowReconcileDependencies): HubUnreachableError {
+  deps.availability?.reportUnreachable(error);
+  return new HubUnreachableError(error);
+}
+
+function syncedStatus(
+  resource: WindowResource,
+  window: MaintenanceWindow,
+  deps: WindowReconcileDependencies,
+): WindowResourceStatus {
+  const kubeTime = (at: string) => toKubeTime(new Date(at));
+  return {
+    observedGeneration: resource.metadata.generation ?? 0,
+    windowName: window.name,
+    active: window.current !== null,
+    ...(window.current === null ? {} : { currentEnd: kubeTime(window.current.end) }),
+    ...(window.next === null ? {} : { nextStart: kubeTime(window.next.start) }),
+    conditions: setCondition(
+      resource.status?.conditions,
+      {
+        type: 'Synced',
+        status: 'True',
+        reason: 'Synced',
+        message: `the hub holds maintenance window ${window.name}`,
+        observedGeneration: resource.metadata.generation ?? 0,
+      },
+      deps.now(),
+    ),
+  };
+}
+
+/** The previous status with Synced=False and why; what the hub had stays described. */
+function notSynced(
+  resource: WindowResource,
+  reason: string,
+  message: string,
+  deps: WindowReconcileDependencies,
+): WindowResourceStatus {
+  const previous = resource.status ?? {};
+  return {
+    ...previous,
+    windowName: hubWindowName(resource),
+    conditions: setCondition(
+      previous.conditions,
+      {
+        type: 'Synced',
+        status: 'False',
+        reason,
+        message,
+        observedGeneration: resource.metadata.generation ?? 0,
+      },
+      deps.now(),
+    ),
+  };
+}
+
+async function writeStatus(
+  resource: WindowResource,
+  status: WindowResourceStatus,
+  deps: WindowReconcileDependencies,
+): Promise<void> {
+  if (!sameStatus(resource.status, status)) await deps.resources.writeStatus(resource, status);
+}
+
+/** Deletes the hub window, then lets the resource go; while the hub refuses or is away it stays and says why. */
+async function reconcileDeletion(resource: WindowResource, deps: WindowReconcileDependencies): Promise<void> {
+  const finalizers = resource.metadata.finalizers ?? [];
+  if (!finalizers.includes(CLEANUP_FINALIZER)) return;
+  const name = hubWindowName(resource);
+  try {
+    await deps.hub.deleteMaintenanceWindow(name);
+    deps.availability?.reportAnswer();
+  } catch (error) {
+    if (!(error instanceof HubRequestError && error.status === 404)) {
+      const message = `the hub window ${name} could not be deleted (${describeHubFailure(error)}); retried`;
+      await writeStatus(resource, notSynced(resource, 'DeletionBlocked', message, deps), deps);
+      throw isHubRejection(error) ? error : reportUnreachable(error, deps);
+    }
+  }
+  await deps.resources.setFinalizers(
+    resource,
+    finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
+  );
+  deps.log.info({ window: name }, 'hub maintenance window deleted');
+}

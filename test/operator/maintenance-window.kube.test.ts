@@ -1,0 +1,157 @@
+// The MaintenanceWindow resource on a real kube-apiserver with a real hub: the operator puts it in the hub under
+// `<namespace>-<name>`, kept to the namespace's projects, writes whether it is in force into the status, puts back a
+// copy changed in the hub, says why a spec is refused, and deletes the hub window before the resource goes.
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createHubClient } from '../../hub/src/client/hub-client.js';
+import type { MaintenanceWindow } from '../../hub/src/maintenance/maintenance.schema.js';
+import { WINDOW_PLURAL, type WindowResource } from '../../operator/src/maintenance-window/window-resource.js';
+import { MONITOR_GROUP, MONITOR_VERSION } from '../../operator/src/monitor-resource-status.js';
+import { parseProjectPolicy } from '../../operator/src/project-tenancy.js';
+import { adminKubeConfig, eventually, mergePatch } from '../kube/test-cluster.js';
+import { installMonitorCrd } from './monitor-crd-install.js';
+import { setUpOperatorTests } from './operator-fixture.js';
+
+const setup = setUpOperatorTests('maintenance-windows');
+const weekly = {
+  matchers: [{ label: 'monitor', values: ['checkout'] }],
+  schedule: { type: 'cron', cron: '0 23 * * 6', timezone: 'Europe/Berlin', durationMinutes: 180 },
+};
+
+function windowsIn(namespace: string) {
+  const api = adminKubeConfig().makeApiClient(CustomObjectsApi);
+  const target = { group: MONITOR_GROUP, version: MONITOR_VERSION, plural: WINDOW_PLURAL, namespace };
+  return {
+    create: (name: string, spec: object) =>
+      api.createNamespacedCustomObject({
+        ...target,
+        body: { apiVersion: 'meerkat.dev/v1alpha1', kind: 'MaintenanceWindow', metadata: { name }, spec },
+      }),
+    get: async (name: string) => (await api.getNamespacedCustomObject({ ...target, name })) as WindowResource,
+    patchSpec: (name: string, spec: object) =>
+      api.patchNamespacedCustomObject({ ...target, name, body: { spec } }, mergePatch),
+    delete: (name: string) => api.deleteNamespacedCustomObject({ ...target, name }),
+    gone: (name: string) =>
+      api.getNamespacedCustomObject({ ...target, name }).then(
+        () => false,
+        (error: { code?: number }) => error.code === 404,
+      ),
+  };
+}
+
+const synced = (resource: WindowResource) => resource.status?.conditions?.find((c) => c.type === 'Synced');
+
+describe('MaintenanceWindow resources', () => {
+  let windows: ReturnType<typeof windowsIn>;
+  let namespace: string;
+  const hubWindow = async (name: string) => {
+    const answer = await setup.hub.request('GET', `/maintenance-windows/${name}`);
+    return answer.status === 404 ? undefined : ((await answer.json()) as { data: MaintenanceWindow }).data;
+  };
+
+  beforeAll(async () => {
+    await installMonitorCrd(new URL('../../crds/maintenancewindows.meerkat.dev.yaml', import.meta.url));
+    namespace = setup.namespace.name;
+    windows = windowsIn(namespace);
+    setup.startTestOperator({
+      windows: createHubClient(setup.hub.url, setup.hub.keys.acmeEditor),
+      refreshMs: 500,
+      projects: parseProjectPolicy(`${namespace}=${namespace},shop`),
+    });
+  });
+
+  it('puts a weekly window in the hub under namespace-name, scoped to the namespace’s project, and says when it next starts', async () => {
+    await windows.create('saturday-patching', weekly);
+    const hubName = `${namespace}-saturday-patching`;
+    const resource = await eventually('the window synced', async () => {
+      const current = await windows.get('saturday-patching');
+      return synced(current)?.status === 'True' ? current : undefined;
+    });
+    const stored = await hubWindow(hubName);
+    expect(stored).toMatchObject({
+      matchers: [
+        { label: 'project', operator: '=', values: [namespace] },
+        { label: 'monitor', operator: '=', values: ['checkout'] },
+      ],
+      schedule: weekly.schedule,
+      excludeFromFigures: true,
+    });
+    expect(resource.metadata.finalizers).toContain('meerkat.dev/cleanup');
+    expect(resource.status).toMatchObject({
+      observedGeneration: 1,
+      windowName: hubName,
+      active: false,
+      nextStart: new Date(stored?.next?.start ?? '').toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+  });
+
+  it('shows a window in force as active until its end, and follows a spec change', async () => {
+    const startsAt = new Date(Date.now() - 60_000).toISOString();
+    const endsAt = new Date(Date.now() + 3_600_000).toISOString();
+    await windows.create('db-upgrade', {
+      matchers: [{ label: 'project', values: ['shop'] }],
+      schedule: { type: 'once', startsAt, endsAt },
+    });
+    const active = await eventually('the window active', async () => {
+      const current = await windows.get('db-upgrade');
+      return current.status?.active === true ? current : undefined;
+    });
+    expect(active.status?.currentEnd).toBe(endsAt.replace(/\.\d+Z$/, 'Z'));
+    expect((await hubWindow(`${namespace}-db-upgrade`))?.matchers).toEqual([
+      { label: 'project', operator: '=', values: ['shop'] },
+    ]);
+
+    await windows.patchSpec('db-upgrade', { excludeFromFigures: false });
+    await eventually('the change in the hub', async () => {
+      const current = await windows.get('db-upgrade');
+      return current.status?.observedGeneration === 2 && synced(current)?.status === 'True';
+    });
+    expect((await hubWindow(`${namespace}-db-upgrade`))?.excludeFromFigures).toBe(false);
+  });
+
+  it('puts back a window changed in the hub behind its back', async () => {
+    const hubName = `${namespace}-saturday-patching`;
+    const changed = await setup.hub.request('PUT', `/maintenance-windows/${hubName}`, {
+      as: 'acmeEditor',
+      body: { ...weekly, name: hubName, matchers: [{ label: 'project', values: ['everything'] }] },
+    });
+    expect(changed.status).toBe(200);
+    await eventually('the hub copy restored', async () => {
+      const stored = await hubWindow(hubName);
+      return stored?.matchers.some((m) => m.label === 'monitor') === true;
+    });
+  });
+
+  it('says why a spec is refused: invalid, another team’s project, or refused by the hub', async () => {
+    await windows.create('bad-zone', { ...weekly, schedule: { ...weekly.schedule, timezone: 'Mars/Base' } });
+    await windows.create('other-team', { ...weekly, matchers: [{ label: 'project', values: ['payments'] }] });
+    await windows.create('bad-cron', { ...weekly, schedule: { ...weekly.schedule, cron: '99 99 * * *' } });
+    const refusal = (name: string) =>
+      eventually(`${name} refused`, async () => {
+        const condition = synced(await windows.get(name));
+        return condition?.status === 'False' ? condition : undefined;
+      });
+    expect(await refusal('bad-zone')).toMatchObject({
+      reason: 'InvalidSpec',
+      message: 'spec.schedule.timezone: an IANA time zone such as Europe/Berlin',
+    });
+    const otherTeam = await refusal('other-team');
+    expect(otherTeam.reason).toBe('ProjectNotAllowed');
+    expect(otherTeam.message).toContain(`namespace ${namespace} may not write project "payments"`);
+    const badCron = await refusal('bad-cron');
+    expect(badCron.reason).toBe('HubRefused');
+    expect(badCron.message).toMatch(/^the hub answered 400: .*schedule\.cron/);
+    for (const name of ['bad-zone', 'other-team', 'bad-cron']) {
+      expect(await hubWindow(`${namespace}-${name}`)).toBeUndefined();
+      // Nothing reached the hub, so nothing holds the resource back.
+      expect((await windows.get(name)).metadata.finalizers ?? []).toEqual([]);
+    }
+  });
+
+  it('deletes the hub window before the resource goes', async () => {
+    await windows.delete('saturday-patching');
+    await eventually('the resource gone', () => windows.gone('saturday-patching'));
+    expect(await hubWindow(`${namespace}-saturday-patching`)).toBeUndefined();
+    expect(await hubWindow(`${namespace}-db-upgrade`)).toBeDefined();
+  });
+});
