@@ -28,6 +28,7 @@ import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store
 import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import type { RunQueue } from '../../hub/src/runs/run-queue.js';
+import type { RunFinishedHook } from '../../hub/src/runs/run-finished.js';
 import type { SlackSettings } from '../../hub/src/slack/slack-settings.js';
 import type { Clock } from '../../hub/src/system/clock.js';
 import { createTestDatabase, testRedisUrl } from './database.js';
@@ -88,6 +89,8 @@ export interface TestHubOptions {
   console?: ConsoleSettings;
   /** What one organization may own; none when absent. */
   monitorQuotas?: MonitorQuotas;
+  /** Run after each run the hub records itself (reports, heartbeat pings and misses); none when absent. */
+  runFinishedHooks?: readonly RunFinishedHook[];
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -128,6 +131,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.console ? { console: options.console } : {}),
     ...(options.monitorQuotas ? { monitorQuotas: options.monitorQuotas } : {}),
+    ...(options.runFinishedHooks ? { runFinishedHooks: options.runFinishedHooks } : {}),
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),

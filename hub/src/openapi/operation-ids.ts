@@ -56,6 +56,13 @@ const operationIds: Readonly<Record<string, string>> = {
   'PUT /secrets/{name}': 'putSecret',
   'DELETE /secrets/{name}': 'deleteSecret',
   'POST /secrets/resolve': 'resolveSecret',
+  'POST /monitor/{id}/heartbeat-token': 'mintHeartbeatToken',
+  'GET /ping/{token}': 'pingHeartbeat',
+  'POST /ping/{token}': 'postHeartbeatPing',
+  'GET /ping/{token}/start': 'pingHeartbeatStart',
+  'POST /ping/{token}/start': 'postHeartbeatStart',
+  'GET /ping/{token}/fail': 'pingHeartbeatFail',
+  'POST /ping/{token}/fail': 'postHeartbeatFail',
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
