@@ -10,6 +10,7 @@ export interface MissedPeriod {
 }
 
 function duration(seconds: number): string {
+  if (seconds === 0) return '0 s';
   if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
   if (seconds % 3600 === 0) return `${seconds / 3600} h`;
   if (seconds % 60 === 0) return `${seconds / 60} min`;
