@@ -15,7 +15,7 @@ export const layers = [
   ['runner', 'runs', 'integrations', 'maintenance'],
   ['config'], // settings are read by the composition root and handed down, never read by features
   ['metrics'],
-  ['scheduling', 'slack', 'console'],
+  ['scheduling', 'slack', 'console', 'heartbeats'],
   ['notifications', 'worker'],
   ['client'], // the hub's HTTP client: the CLI, runner Jobs and the operator talk to the hub through it
   ['jobs'],

@@ -55,4 +55,31 @@ describe('meerkat dev without Redis', () => {
     }, 25_000);
     expect(list.every((r) => r.triggeredBy === 'schedule')).toBe(true);
   });
+
+  it('records a heartbeat ping, then its missed period from the hub process itself', async () => {
+    await call('PUT', '/monitor/pinged', {
+      project: 'jobs',
+      name: 'pinged',
+      version: '1.0',
+      frequency: { every: 1 / 6, unit: 'MINUTE' },
+      heartbeat: { grace_seconds: 0 },
+    });
+    const minted = (await call('POST', '/monitor/pinged/heartbeat-token')) as unknown as {
+      data: { pingPath: string };
+    };
+    expect((await fetch(base + minted.data.pingPath, { method: 'POST', body: 'nightly ok' })).status).toBe(
+      200,
+    );
+    const runs = await eventually(async () => {
+      const answer = (await (
+        await fetch(`${base}/runs/?monitorId=pinged`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { data: Array<{ status: string; location: string; errors: string[] }> };
+      return answer.data.some((r) => r.status === 'failed') ? answer.data : undefined;
+    }, 30_000);
+    expect(runs.every((r) => r.location === 'heartbeat')).toBe(true);
+    expect(runs.some((r) => r.status === 'completed')).toBe(true);
+    expect(runs.find((r) => r.status === 'failed')?.errors[0]).toMatch(
+      /^no ping within the period \(10 s\) and grace \(0 s\): last ping at \d{4}-/,
+    );
+  }, 45_000);
 });

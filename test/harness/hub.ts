@@ -27,6 +27,7 @@ import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store
 import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import type { RunQueue } from '../../hub/src/runs/run-queue.js';
+import type { RunFinishedHook } from '../../hub/src/runs/run-finished.js';
 import type { SlackSettings } from '../../hub/src/slack/slack-settings.js';
 import type { Clock } from '../../hub/src/system/clock.js';
 import { createTestDatabase, testRedisUrl } from './database.js';
@@ -89,6 +90,8 @@ export interface TestHubOptions {
   console?: ConsoleSettings;
   /** Quotas of organizations (QUOTA_* defaults, the platform organization); every default off when absent. */
   quotas?: AppQuotas;
+  /** Run after each run the hub records itself (reports, heartbeat pings and misses); none when absent. */
+  runFinishedHooks?: readonly RunFinishedHook[];
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -129,6 +132,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.console ? { console: options.console } : {}),
     ...(options.quotas ? { quotas: options.quotas } : {}),
+    ...(options.runFinishedHooks ? { runFinishedHooks: options.runFinishedHooks } : {}),
     ...(options.metricsFleetMaxAgePercent === undefined
       ? {}
       : { metricsFleetMaxAgePercent: options.metricsFleetMaxAgePercent }),

@@ -13,7 +13,7 @@ import { monitorDefinition } from '../harness/monitors.js';
 import { freePort } from '../harness/processes.js';
 import { assertionNode, monitorOf, runContext } from './monitor-builders.js';
 
-type DnsNodeInput = Extract<MonitorDefinitionInput['nodes'][number], { type: 'DNS_QUERY' }>;
+type DnsNodeInput = Extract<NonNullable<MonitorDefinitionInput['nodes']>[number], { type: 'DNS_QUERY' }>;
 const { Packet } = dns2;
 
 /** The zone the test's DNS server (dns2, over UDP and TCP on one loopback port) answers from. */

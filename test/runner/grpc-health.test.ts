@@ -9,7 +9,10 @@ import { loopbackEgress } from '../harness/egress.js';
 import { assertionNode, monitorOf, runContext } from './monitor-builders.js';
 import { createTestAuthority, daysFromNow, type TestAuthority } from './test-certificates.js';
 
-type GrpcNodeInput = Extract<MonitorDefinitionInput['nodes'][number], { type: 'GRPC_HEALTH_CHECK' }>;
+type GrpcNodeInput = Extract<
+  NonNullable<MonitorDefinitionInput['nodes']>[number],
+  { type: 'GRPC_HEALTH_CHECK' }
+>;
 
 /** A grpc-js server on a loopback port; `health` adds the official grpc.health.v1 implementation. */
 async function startGrpcServer(credentials: ServerCredentials, health?: HealthImplementation) {

@@ -8,7 +8,7 @@ import {
 import type { SecretReader } from '../../hub/src/secrets/secret-store.js';
 import { monitorDefinition } from '../harness/monitors.js';
 
-type NodeInput = MonitorDefinitionInput['nodes'][number];
+type NodeInput = NonNullable<MonitorDefinitionInput['nodes']>[number];
 type HttpNodeInput = Extract<NodeInput, { type: 'HTTP_REQUEST' }>;
 
 export function monitorOf(

@@ -11,7 +11,7 @@ import { trackedCloser } from './broken-targets.js';
 import { assertionNode, monitorOf, runContext, secretsOf } from './monitor-builders.js';
 import { createTestAuthority, daysFromNow, type TestAuthority } from './test-certificates.js';
 
-type TcpNodeInput = Extract<MonitorDefinitionInput['nodes'][number], { type: 'TCP_CONNECT' }>;
+type TcpNodeInput = Extract<NonNullable<MonitorDefinitionInput['nodes']>[number], { type: 'TCP_CONNECT' }>;
 
 const tcpNode = (port: number, more: Partial<TcpNodeInput> = {}): TcpNodeInput => ({
   id: 'port',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { assertionSchema } from './assertion.js';
 import { boundedJsonSchema, MAX_JSON_DEPTH } from './json-value.js';
+import { heartbeatSchema } from './heartbeat.js';
 import { checkMonitorGraph } from './monitor-graph.js';
 import { notificationDefinitionSchema } from './notification-definition.js';
 import { HEADER_NAME, requestHeadersSchema } from './request-headers.js';
@@ -258,18 +259,52 @@ export const monitorDefinitionSchema = z
     environment: scopeNameSchema
       .default('default')
       .meta({ description: 'environment: optional, default `default`.' }),
-    locations: z.array(scopeNameSchema).min(1).max(50).optional().meta({
-      description:
-        'locations: optional. Configured location names; without it the monitor runs in `default`.',
-    }),
-    nodes: z.array(nodeSchema).min(1).max(MAX_NODES),
-    edges: z.array(edgeSchema).max(10 * MAX_NODES),
+    locations: z
+      .array(scopeNameSchema)
+      .max(50)
+      .optional()
+      .meta({
+        description:
+          'locations: optional. Configured location names (at least one); without it the monitor runs in ' +
+          '`default`. A heartbeat monitor has none (stored as []).',
+      }),
+    nodes: z
+      .array(nodeSchema)
+      .max(MAX_NODES)
+      .default([])
+      .meta({ description: 'nodes: required (1 to 100) but for a heartbeat monitor, which has none.' }),
+    edges: z
+      .array(edgeSchema)
+      .max(10 * MAX_NODES)
+      .default([])
+      .meta({ description: 'edges: optional, default []. `from` runs before `to`.' }),
     notifications: z.array(notificationDefinitionSchema).max(50).optional(),
+    heartbeat: heartbeatSchema.optional(),
   })
   .superRefine(checkMonitorGraph)
+  .superRefine(checkMonitorKind)
+  // A heartbeat runs at no location: stored with none, so the scheduler and the slot ledger give it no slots.
+  .overwrite((monitor) => (monitor.heartbeat === undefined ? monitor : { ...monitor, locations: [] }))
   .meta({ id: 'MonitorDefinition' });
 export type MonitorDefinition = z.output<typeof monitorDefinitionSchema>;
 export type MonitorDefinitionInput = z.input<typeof monitorDefinitionSchema>;
+
+/** A check monitor has nodes and runs somewhere; a heartbeat monitor has neither (docs/adr/0034). */
+function checkMonitorKind(
+  monitor: { nodes: unknown[]; edges: unknown[]; locations?: string[] | undefined; heartbeat?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (monitor.heartbeat === undefined) {
+    if (monitor.nodes.length === 0) issue('nodes', 'a monitor needs at least one node (or a heartbeat)');
+    if (monitor.locations?.length === 0) issue('locations', 'name at least one location, or leave it out');
+    return;
+  }
+  if (monitor.nodes.length > 0) issue('nodes', 'a heartbeat monitor has no nodes: its job pings the hub');
+  if (monitor.edges.length > 0) issue('edges', 'a heartbeat monitor has no edges');
+  if ((monitor.locations?.length ?? 0) > 0)
+    issue('locations', 'a heartbeat monitor runs at no location: pings come to the hub');
+}
 
 export const monitorIdSchema = z
   .string()

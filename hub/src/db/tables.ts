@@ -342,6 +342,24 @@ export interface OrganizationQuotaTable {
   updated_at: Timestamp;
 }
 
+/** Migration 0015: one heartbeat monitor's ping state (docs/adr/0034-heartbeat-monitors.md). */
+export interface HeartbeatTable {
+  organization_id: string;
+  monitor_id: string;
+  environment: string;
+  /** The monitor's frequency: a ping is expected at least this often. */
+  period_seconds: number;
+  grace_seconds: number;
+  /** SHA-256 (hex) of the ping token; null until one is minted. The token itself is never stored. */
+  token_hash: string | null;
+  last_ping_at: Timestamp | null;
+  /** A `/start` ping not yet followed by its success or failure: the next run's start. */
+  started_at: Timestamp | null;
+  /** When the current period is missed; null until the first ping. */
+  deadline_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
@@ -365,4 +383,5 @@ export interface Database {
   silences: SilenceTable;
   maintenance_windows: MaintenanceWindowTable;
   organization_quotas: OrganizationQuotaTable;
+  heartbeats: HeartbeatTable;
 }

@@ -60,6 +60,13 @@ const operationIds: Readonly<Record<string, string>> = {
   'GET /admin/organizations/{organizationId}/quotas': 'getOrganizationQuotas',
   'PUT /admin/organizations/{organizationId}/quotas': 'putOrganizationQuotas',
   'DELETE /admin/organizations/{organizationId}/quotas': 'deleteOrganizationQuotas',
+  'POST /monitor/{id}/heartbeat-token': 'mintHeartbeatToken',
+  'GET /ping/{token}': 'pingHeartbeat',
+  'POST /ping/{token}': 'postHeartbeatPing',
+  'GET /ping/{token}/start': 'pingHeartbeatStart',
+  'POST /ping/{token}/start': 'postHeartbeatStart',
+  'GET /ping/{token}/fail': 'pingHeartbeatFail',
+  'POST /ping/{token}/fail': 'postHeartbeatFail',
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -7,6 +7,7 @@ import {
   finishRun,
   insertFinishedScheduledRuns,
   resultColumns,
+  type FinishedScheduledRun,
   type RunResult,
   type RunRow,
 } from './run.repository.js';
@@ -113,6 +114,21 @@ export async function recordScheduledRuns(
 ): Promise<Array<RunRow | undefined>> {
   const inserted = await insertExecutedRuns(db, executed, hooks);
   return executed.map(({ run }) => inserted.get(run.id));
+}
+
+/**
+ * Runs the hub judges itself rather than a worker running a check (heartbeat pings and missed periods,
+ * docs/adr/0034-heartbeat-monitors.md), of distinct monitors, inserted finished with the hooks in the caller's
+ * transaction, so the caller's own state (a heartbeat's deadline) moves in the same commit as the run it records.
+ */
+export async function recordJudgedRuns(
+  tx: Transaction<Database>,
+  runs: readonly FinishedScheduledRun[],
+  hooks: readonly RunFinishedHook[],
+): Promise<RunRow[]> {
+  const inserted = await insertFinishedScheduledRuns(tx, [...runs].sort(byMonitor));
+  await runHooks(tx, inserted, hooks);
+  return inserted;
 }
 
 /** The runs' foreign key to their monitor (migration 0009). */

@@ -133,6 +133,11 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
       const row = await findMonitor(db, organizationId, monitorId);
       if (row === undefined) throw new NotFoundError(`monitor ${monitorId} not found`);
       const monitor = monitorRowToMonitor(row);
+      if (monitor.heartbeat !== undefined)
+        throw new ConflictError(
+          `monitor ${monitorId} is a heartbeat monitor: its job pings it, nothing runs`,
+          [{ path: 'monitorId', message: 'a heartbeat monitor cannot be triggered' }],
+        );
       const locations = monitorLocations(monitor);
       if (request.location !== undefined && !locations.includes(request.location)) {
         const message = `monitor ${monitorId} does not run in "${request.location}" (its locations: ${locations.join(', ')})`;

@@ -16,6 +16,10 @@ import { createNotificationService } from '../notifications/notification.service
 import { metricsRoutes } from '../metrics/metrics.routes.js';
 import { createMetricsService, type MetricsService } from '../metrics/metrics.service.js';
 import { monitorRoutes } from '../monitors/monitor.routes.js';
+import { heartbeatDependant } from '../heartbeats/heartbeat-dependant.js';
+import { heartbeatPingRoutes, heartbeatTokenRoutes } from '../heartbeats/heartbeat.routes.js';
+import { withoutPingToken } from '../heartbeats/heartbeat-token.js';
+import { createHeartbeatService } from '../heartbeats/heartbeat.service.js';
 import { maintenanceWindowRoutes } from '../maintenance/maintenance-window.routes.js';
 import { createMaintenanceWindowService } from '../maintenance/maintenance-window.service.js';
 import { silenceRoutes } from '../maintenance/silence.routes.js';
@@ -140,7 +144,8 @@ export function createApp(deps: AppDeps): Express {
         req: (req: { id: unknown; method: string; url: string }) => ({
           id: req.id,
           method: req.method,
-          url: req.url,
+          // A ping URL's token is its credential: never logged.
+          url: withoutPingToken(req.url),
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
@@ -196,6 +201,14 @@ export function createApp(deps: AppDeps): Express {
       bodyLimit: BODY_LIMIT,
     }),
   );
+  const heartbeats = createHeartbeatService({
+    db: deps.db,
+    clock,
+    hooks: deps.runFinishedHooks ?? [],
+    log: deps.log,
+  });
+  // Before the JSON body check: a job pings with whatever body its log has (docs/monitors.md, heartbeats).
+  app.use('/ping', rateLimits.beforeCredentialCheck, heartbeatPingRoutes(heartbeats, clock));
   app.use(requireJsonBody);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
@@ -254,10 +267,11 @@ export function createApp(deps: AppDeps): Express {
         quotas: quotaPolicy,
         // Synced inside every monitor upsert and delete, here only, so processes and tests keep rules and
         // schedules the same way.
-        dependants: [notificationRuleDependant(systemClock), scheduleDependant],
+        dependants: [notificationRuleDependant(systemClock), scheduleDependant, heartbeatDependant],
       }),
     ),
   );
+  app.use('/monitor', heartbeatTokenRoutes(heartbeats));
   app.use(
     '/runs',
     runRoutes(

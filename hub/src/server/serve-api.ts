@@ -22,6 +22,8 @@ import { slackSettingsOf } from '../slack/slack-settings.js';
 import { systemClock } from '../system/clock.js';
 import type { Components } from './components.js';
 import { listen } from '../http/listen.js';
+import { startHeartbeatMisses } from '../heartbeats/heartbeat-misses.js';
+import { createHeartbeatService } from '../heartbeats/heartbeat.service.js';
 
 export interface ServeOptions {
   settings: Readonly<Settings>;
@@ -112,8 +114,24 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     { url, database: components.database.description, redis: settings.REDIS_URL !== undefined },
     'hub API listening',
   );
+  const heartbeatMisses = startHeartbeatMisses(
+    createHeartbeatService({
+      db: components.db,
+      clock: systemClock,
+      hooks: options.runFinishedHooks ?? [],
+      log,
+    }),
+    log,
+  );
 
-  return { server, url, close };
+  return {
+    server,
+    url,
+    async close() {
+      await heartbeatMisses.stop();
+      await close();
+    },
+  };
 }
 
 /**
