@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { MeerkatProcess } from '../harness/processes.js';
 import { exitWithin, type FaultDeployment } from './fault-deployment.js';
 
-export const FAULT_KINDS = [
+const FAULT_KINDS = [
   'postgres-stop',
   'postgres-pause',
   'postgres-restart',
@@ -34,7 +34,7 @@ const FORGETTING: ReadonlySet<FaultKind> = new Set([
 ]);
 
 /** mulberry32: a small seeded generator, enough to draw a schedule that replays. */
-export function seededRandom(seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

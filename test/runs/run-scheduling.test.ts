@@ -5,6 +5,7 @@ import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definiti
 import { drainScheduleOutbox, reconcileAllSchedules } from '../../hub/src/scheduling/schedule-reconciler.js';
 import type { DeliveredRunJob, RunJobData, RunQueue } from '../../hub/src/runs/run-queue.js';
 import { insertScheduledRun } from '../../hub/src/runs/run.repository.js';
+import { accountedSlots } from '../../hub/src/ledger/slot-gap.repository.js';
 import { desiredSchedules, latestSlotMs } from '../../hub/src/scheduling/schedules.js';
 import { startScheduler } from '../../hub/src/server/start-scheduler.js';
 import { createMonitorRunner } from '../../hub/src/runner/monitor-runner.js';
@@ -154,9 +155,13 @@ describe('scheduled runs on BullMQ', () => {
     );
     try {
       const now = new Date();
-      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, { backfillAt: now });
+      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, {
+        lost: { at: now, accounted: (slots) => accountedSlots(hub.db, slots) },
+      });
       // A second lost-schedule reconcile finds the schedule and adds nothing.
-      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, { backfillAt: now });
+      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, {
+        lost: { at: now, accounted: (slots) => accountedSlots(hub.db, slots) },
+      });
       await eventually(() => Promise.resolve(delivered.length > 0));
       const [schedule] = desiredSchedules('acme', {
         ...monitorDefinitionSchema.parse(
@@ -208,7 +213,9 @@ describe('scheduled runs on BullMQ', () => {
       { concurrency: 1 },
     );
     try {
-      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, { backfillAt: now });
+      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, {
+        lost: { at: now, accounted: (slots) => accountedSlots(hub.db, slots) },
+      });
       expect(await lostQueue.listScheduleIds('default')).toContain('acme/restored/default');
       // Long enough for the job of a queued slot to be delivered, had one been queued.
       await new Promise((resolve) => setTimeout(resolve, 1_500));

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
-import { scheduleId } from '../scheduling/schedules.js';
 import type { SlotGap } from './slot-gap.js';
 
 /**
@@ -91,16 +90,17 @@ export interface SlotKey {
 }
 
 /**
- * Which of `slots` have a run row or a gap already, as `<schedule id>@<slot millis>` (as RunQueue.slotsInFlight). One statement; a run is probed by its whole unique key, as in
- * recordGaps.
+ * Whether each of `slots` has a run row or a gap already, in their order. One statement; a run is probed by its
+ * whole unique key, as in recordGaps.
  */
-export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): Promise<Set<string>> {
-  if (slots.length === 0) return new Set();
+export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): Promise<boolean[]> {
+  if (slots.length === 0) return [];
   const text = (pick: (slot: SlotKey) => string) => textArray(slots.map(pick));
-  const { rows } = await sql<{ o: string; m: string; l: string; s: string }>`
-    select o, m, l, s
+  const { rows } = await sql<{ i: string }>`
+    select i
     from unnest(${text((k) => k.organizationId)}, ${text((k) => k.monitorId)}, ${text((k) => k.location)},
-      ${text((k) => String(k.slotMs))}, ${timestampArray(slots.map((k) => new Date(k.slotMs)))}) as u(o, m, l, s, a)
+      ${text((k) => String(k.slotMs))}, ${timestampArray(slots.map((k) => new Date(k.slotMs)))})
+      with ordinality as u(o, m, l, s, a, i)
     where exists (
         select 1 from runs
         where runs.organization_id = u.o and runs.monitor_id = u.m and runs.location = u.l
@@ -110,5 +110,7 @@ export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): P
         where g.organization_id = u.o and g.monitor_id = u.m and g.location = u.l and g.schedule_slot = u.s)`.execute(
     db,
   );
-  return new Set(rows.map((row) => `${scheduleId(row.o, row.m, row.l)}@${row.s}`));
+  const accounted = slots.map(() => false);
+  for (const row of rows) accounted[Number(row.i) - 1] = true;
+  return accounted;
 }

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
 import type { ListedSchedule, RunQueue, RunSchedule } from '../runs/run-queue.js';
-import { accountedSlots } from '../ledger/slot-gap.repository.js';
 import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;
@@ -45,6 +44,14 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
   });
 }
 
+/** The schedules were lost at `at`; `accounted` tells which slots have a run or a gap (the slot ledger's). */
+export interface LostSchedules {
+  at: Date;
+  accounted: (
+    slots: ReadonlyArray<{ organizationId: string; monitorId: string; location: string; slotMs: number }>,
+  ) => Promise<boolean[]>;
+}
+
 /**
  * Writes schedules that Redis lost, with the jobs of the slots the loss may have swallowed: the latest slot at
  * `atMs` (so the monitor runs at once instead of up to a whole interval later) and any due before the restored
@@ -53,11 +60,11 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
  * the slots queued.
  */
 async function restoreLostSchedules(
-  db: Db,
   queue: RunQueue,
   lost: readonly RunSchedule[],
-  atMs: number,
+  { at, accounted }: LostSchedules,
 ): Promise<number> {
+  const atMs = at.getTime();
   const candidates: Array<{ schedule: RunSchedule; slotMs: number }> = [];
   for (const location of new Set(lost.map((s) => s.location))) {
     const inFlight = await queue.slotsInFlight(location);
@@ -69,11 +76,10 @@ async function restoreLostSchedules(
         if (!inFlight.slots.has(`${schedule.id}@${slotMs}`)) candidates.push({ schedule, slotMs });
     }
   }
-  const accounted = await accountedSlots(
-    db,
+  const recorded = await accounted(
     candidates.map(({ schedule: { data, location }, slotMs }) => ({ ...data, location, slotMs })),
   );
-  const queued = candidates.filter(({ schedule, slotMs }) => !accounted.has(`${schedule.id}@${slotMs}`));
+  const queued = candidates.filter((_, index) => !recorded[index]);
   for (const { schedule, slotMs } of queued) await queue.enqueueSlot(schedule, slotMs);
   return queued.length;
 }
@@ -81,7 +87,7 @@ async function restoreLostSchedules(
 /**
  * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts only what is missing or
  * changed (timing read back from the queue) and removes schedulers nobody wants. Run at start and periodically;
- * heals anything the outbox missed. With `backfillAt` (the schedules were lost), each schedule that was missing
+ * heals anything the outbox missed. With `lost` (the schedules were lost), each schedule that was missing
  * is restored with the slots the loss swallowed (restoreLostSchedules).
  */
 export async function reconcileAllSchedules(
@@ -89,7 +95,7 @@ export async function reconcileAllSchedules(
   queue: RunQueue,
   locations: readonly string[],
   log: Logger,
-  options: { backfillAt?: Date } = {},
+  options: { lost?: LostSchedules } = {},
 ): Promise<void> {
   const existing = new Map<string, ListedSchedule & Pick<RunSchedule, 'location'>>();
   for (const location of locations)
@@ -120,16 +126,13 @@ export async function reconcileAllSchedules(
         )
           continue;
         upserted += 1;
-        if ((current === undefined || current.lost) && options.backfillAt !== undefined) lost.push(schedule);
+        if ((current === undefined || current.lost) && options.lost !== undefined) lost.push(schedule);
         else await queue.upsertSchedule(schedule);
       }
     }
     if (rows.length < 1000) break;
   }
-  const backfilled =
-    options.backfillAt === undefined
-      ? 0
-      : await restoreLostSchedules(db, queue, lost, options.backfillAt.getTime());
+  const backfilled = options.lost === undefined ? 0 : await restoreLostSchedules(queue, lost, options.lost);
   // Only schedulers listed before the scan: one the outbox adds meanwhile is not taken for an orphan.
   let removed = 0;
   for (const [id, { location }] of existing) {

@@ -5,7 +5,12 @@ import { systemClock } from '../system/clock.js';
 import { startPeriodic } from '../system/periodic.js';
 import { startSlotAuditor } from '../ledger/slot-auditor.js';
 import { startRunRetention } from '../scheduling/run-retention.js';
-import { drainScheduleOutbox, reconcileAllSchedules } from '../scheduling/schedule-reconciler.js';
+import { accountedSlots } from '../ledger/slot-gap.repository.js';
+import {
+  drainScheduleOutbox,
+  reconcileAllSchedules,
+  type LostSchedules,
+} from '../scheduling/schedule-reconciler.js';
 
 const OUTBOX_POLL_MS = 1000;
 const FULL_RECONCILE_MS = 10 * 60 * 1000;
@@ -29,7 +34,7 @@ export async function startScheduler(options: {
   const { settings, log, components } = options;
   const locations = settings.LOCATIONS.map((l) => l.name);
   const queue = components.runQueue;
-  const reconcileAll = async (options: { backfillAt?: Date } = {}) => {
+  const reconcileAll = async (options: { lost?: LostSchedules } = {}) => {
     await reconcileAllSchedules(components.db, queue, locations, log, options);
     await queue.markSchedulesPresent(locations);
   };
@@ -49,7 +54,8 @@ export async function startScheduler(options: {
       if (due || missing !== '') {
         lastFull = Date.now();
         // Lost schedules also get their latest slot at once: the one the gap swallowed.
-        await reconcileAll(missing !== '' ? { backfillAt: new Date() } : {});
+        const accounted: LostSchedules['accounted'] = (slots) => accountedSlots(components.db, slots);
+        await reconcileAll(missing !== '' ? { lost: { at: new Date(), accounted } } : {});
       }
       let drained = 0;
       for (;;) {
