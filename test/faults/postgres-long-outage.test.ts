@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCountingTarget, type CountingTarget } from './counting-target.js';
-import {
-  createMonitorsAndAwaitFirstRuns,
-  startFaultDeployment,
-  type FaultDeployment,
-} from './fault-deployment.js';
 import { checkLedger, LEDGER_HOLDS, ledgerVerdict } from './ledger-check.js';
+import { startTwoWorkerWorkload, type Workload } from './two-worker-workload.js';
 
 const MONITORS = 20;
 const RETRY_SECONDS = 30;
@@ -17,22 +12,18 @@ const OUTAGE_MS = 4 * RETRY_SECONDS * 1000;
 // slots never run and not counted (skipped as saturated). Here 120 s with 30 s of retries: every slot is checked
 // at its time; the results that outwait their retries are counted, never skipped silently.
 describe('PostgreSQL stopped for four times RUN_RECORD_RETRY_SECONDS under two workers', () => {
-  let target: CountingTarget;
-  let deployment: FaultDeployment;
-  const ids = Array.from({ length: MONITORS }, (_, i) => `pg-long-${i}`);
+  let workload: Workload;
   beforeAll(async () => {
-    target = await startCountingTarget();
-    const env = { RUN_RECORD_RETRY_SECONDS: String(RETRY_SECONDS) };
-    deployment = await startFaultDeployment(['hub', 'scheduler', 'worker'], env);
-    await deployment.start('worker', 'worker-2');
-    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
+    workload = await startTwoWorkerWorkload('pg-long', MONITORS, {
+      RUN_RECORD_RETRY_SECONDS: String(RETRY_SECONDS),
+    });
   }, 240_000);
   afterAll(async () => {
-    await deployment?.close();
-    await target?.close();
+    await workload?.close();
   }, 60_000);
 
   it('checks every slot, records what it can, and counts the rest as dropped', async () => {
+    const { deployment } = workload;
     const fromMs = Date.now();
     await sleep(10_000);
     await deployment.bed.postgres.stopImmediately();
@@ -43,9 +34,7 @@ describe('PostgreSQL stopped for four times RUN_RECORD_RETRY_SECONDS under two w
 
     const check = await checkLedger({
       label: `PostgreSQL stopped ${OUTAGE_MS / 1000} s, RUN_RECORD_RETRY_SECONDS=${RETRY_SECONDS}`,
-      deployment,
-      target,
-      ids,
+      ...workload,
       fromMs,
       toMs,
       settleMs: 180_000,

@@ -1,13 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCountingTarget, type CountingTarget } from './counting-target.js';
-import {
-  createMonitorsAndAwaitFirstRuns,
-  exitWithin,
-  startFaultDeployment,
-  type FaultDeployment,
-} from './fault-deployment.js';
+import { exitWithin } from './fault-deployment.js';
 import { checkLedger, LEDGER_HOLDS, ledgerVerdict } from './ledger-check.js';
+import { startTwoWorkerWorkload, type Workload } from './two-worker-workload.js';
 
 const MONITORS = 40;
 /**
@@ -19,21 +14,16 @@ const KILL_REACH_MS = 45_000;
 // Issue 32's second row: PostgreSQL down 60 s, one of two workers kill -9 at +30 s and started again; 468 of 610
 // slots of the outage were lost and the killed worker's drop counter died with it.
 describe('PostgreSQL stopped 60 s, one of two workers killed with kill -9 in the middle', () => {
-  let target: CountingTarget;
-  let deployment: FaultDeployment;
-  const ids = Array.from({ length: MONITORS }, (_, i) => `pg-kill-${i}`);
+  let workload: Workload;
   beforeAll(async () => {
-    target = await startCountingTarget();
-    deployment = await startFaultDeployment(['hub', 'scheduler', 'worker']);
-    await deployment.start('worker', 'worker-2');
-    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
+    workload = await startTwoWorkerWorkload('pg-kill', MONITORS);
   }, 240_000);
   afterAll(async () => {
-    await deployment?.close();
-    await target?.close();
+    await workload?.close();
   }, 60_000);
 
   it('records every slot as a run or a counted gap, and asks the target once per slot', async () => {
+    const { deployment } = workload;
     const fromMs = Date.now();
     await sleep(10_000);
     await deployment.bed.postgres.stopImmediately();
@@ -50,9 +40,7 @@ describe('PostgreSQL stopped 60 s, one of two workers killed with kill -9 in the
 
     const check = await checkLedger({
       label: 'PostgreSQL stopped 60 s, a worker killed at +30 s',
-      deployment,
-      target,
-      ids,
+      ...workload,
       fromMs,
       toMs,
       settleMs: 180_000,

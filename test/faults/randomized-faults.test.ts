@@ -1,14 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCountingTarget, type CountingTarget } from './counting-target.js';
-import {
-  createMonitorsAndAwaitFirstRuns,
-  startFaultDeployment,
-  type FaultDeployment,
-} from './fault-deployment.js';
+import type { FaultDeployment } from './fault-deployment.js';
 import { describeFault, injectFault, planFaults, type InjectedFault } from './nemesis.js';
 import { checkLedger, LEDGER_HOLDS, ledgerVerdict } from './ledger-check.js';
+import { startTwoWorkerWorkload, type Workload } from './two-worker-workload.js';
 
 // Issue 32's randomized fault test: a nemesis (a seeded schedule of faults), a workload (monitors every 10 s on
 // hub, scheduler and two workers) and a checker. A failure prints its seed: NEMESIS_SEED=<seed> replays it.
@@ -55,21 +51,16 @@ function probeApi(deployment: FaultDeployment) {
 }
 
 describe(`randomized faults over hub, scheduler and two workers (NEMESIS_SEED=${SEED})`, () => {
-  let target: CountingTarget;
-  let deployment: FaultDeployment;
-  const ids = Array.from({ length: MONITORS }, (_, i) => `nemesis-${i}`);
+  let workload: Workload;
   beforeAll(async () => {
-    target = await startCountingTarget();
-    deployment = await startFaultDeployment(['hub', 'scheduler', 'worker']);
-    await deployment.start('worker', 'worker-2');
-    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
+    workload = await startTwoWorkerWorkload('nemesis', MONITORS);
   }, 240_000);
   afterAll(async () => {
-    await deployment?.close();
-    await target?.close();
+    await workload?.close();
   }, 60_000);
 
   it('ends every slot in one run or one counted gap, checks it once, fails no run falsely', async () => {
+    const { deployment } = workload;
     const plan = planFaults(SEED, FAULTS);
     console.log(`[nemesis] seed ${SEED}: ${plan.map(describeFault).join(', ')}`);
     console.log(
@@ -98,9 +89,7 @@ describe(`randomized faults over hub, scheduler and two workers (NEMESIS_SEED=${
       );
     const check = await checkLedger({
       label: `nemesis seed ${SEED}`,
-      deployment,
-      target,
-      ids,
+      ...workload,
       fromMs,
       toMs,
       settleMs: SETTLE_MS,

@@ -1,34 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCountingTarget, type CountingTarget } from './counting-target.js';
-import {
-  createMonitorsAndAwaitFirstRuns,
-  startFaultDeployment,
-  type FaultDeployment,
-} from './fault-deployment.js';
 import { checkLedger, LEDGER_HOLDS, ledgerVerdict } from './ledger-check.js';
+import { startTwoWorkerWorkload, type Workload } from './two-worker-workload.js';
 
 const MONITORS = 20;
 
 // Issue 32's fourth row: Redis paused (SIGSTOP) 30 s lost 148 slots, as documented (latest slot only), but
 // counted nowhere. Each slot no tick could queue is now a gap `skipped_late`.
 describe('Redis paused (SIGSTOP) for 30 s under two workers', () => {
-  let target: CountingTarget;
-  let deployment: FaultDeployment;
-  const ids = Array.from({ length: MONITORS }, (_, i) => `redis-pause-${i}`);
+  let workload: Workload;
   beforeAll(async () => {
-    target = await startCountingTarget();
-    deployment = await startFaultDeployment(['hub', 'scheduler', 'worker']);
-    await deployment.start('worker', 'worker-2');
-    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
+    workload = await startTwoWorkerWorkload('redis-pause', MONITORS);
   }, 240_000);
   afterAll(async () => {
-    deployment?.bed.redis.resume();
-    await deployment?.close();
-    await target?.close();
+    workload?.deployment.bed.redis.resume();
+    await workload?.close();
   }, 60_000);
 
   it('counts every slot it could not queue as a gap, and checks the others once', async () => {
+    const { deployment } = workload;
     const fromMs = Date.now();
     await sleep(10_000);
     deployment.bed.redis.pause();
@@ -39,9 +29,7 @@ describe('Redis paused (SIGSTOP) for 30 s under two workers', () => {
 
     const check = await checkLedger({
       label: 'Redis paused 30 s',
-      deployment,
-      target,
-      ids,
+      ...workload,
       fromMs,
       toMs,
       settleMs: 120_000,
