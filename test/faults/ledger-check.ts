@@ -22,8 +22,9 @@ export interface LedgerCheck {
   /** Requests no run accounts for. */
   beyondRuns: number;
   /**
-   * Gaps whose slot may have been checked: its worker died after sending it, or its result was dropped. A request
-   * beyond runs is a second check only beyond these.
+   * Slots without a run that may have been checked: a gap saying its worker died after sending it or its result
+   * was dropped, or no word at all (a worker killed while PostgreSQL was away). A request beyond runs is a second
+   * check only beyond these.
    */
   checkedGaps: number;
 }
@@ -61,9 +62,12 @@ export async function checkLedger(input: {
   }
   const { counts, ledger, runs } = state;
   const beyond = requestsBeyondRuns(runs, target.hits, fromMs, toMs);
-  const checkedGaps = Object.entries(ledger.gaps)
-    .filter(([reason]) => reason === 'skipped_worker_lost' || reason.startsWith('dropped_'))
-    .reduce((sum, [, n]) => sum + n, 0);
+  // A slot whose worker died after sending its check has no run: reported `skipped_worker_lost`, or not at all
+  // when that worker also held its gap in memory (PostgreSQL away). Its one request is no second check.
+  const checkedGaps =
+    Object.entries(ledger.gaps)
+      .filter(([reason]) => ['skipped_worker_lost', 'lost'].includes(reason) || reason.startsWith('dropped_'))
+      .reduce((sum, [, n]) => sum + n, 0) + ledger.unreported.length;
   const unexcused = ledger.unreported.filter((slot) => !excused(slot.slotMs));
   const iso = (ms: number) => new Date(ms).toISOString();
   console.log(formatCounts(input.label, counts));
