@@ -59,7 +59,12 @@ describe('the Redis schedule store', () => {
     await schedules.upsert({ ...schedule('a'), data: { ...schedule('a').data, version: 'v2' } }, T0 + 5_000);
     const due = await schedules.due('default', T0 + 11_000, T0 + 9_000);
     expect(due.batches[0]?.slots).toEqual([
-      { id: 'a', slotMs: T0 + 10_500, data: { ...schedule('a').data, version: 'v2' } },
+      {
+        id: 'a',
+        slotMs: T0 + 10_500,
+        data: { ...schedule('a').data, version: 'v2' },
+        everyMs: schedule('a').everyMs,
+      },
     ]);
     // Another offset: the first slot of the new timing after now.
     await schedules.upsert(schedule('a', 7_000), T0 + 5_000);

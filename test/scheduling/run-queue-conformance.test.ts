@@ -9,7 +9,9 @@ import type {
   HandedOverResult,
   RunQueue,
   RunSchedule,
+  SkipReason,
 } from '../../hub/src/runs/run-queue.js';
+import { SlotSupersededError } from '../../hub/src/runs/slot-superseded-error.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
@@ -205,6 +207,32 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
           { id: `repeat:missed:${slotMs}`, slot: String(slotMs), dueAt: new Date(slotMs), delivery: 1 },
         ]);
         expect(delivered[0]?.data).toEqual(schedule('missed').data);
+      } finally {
+        await consumer.close();
+      }
+    });
+  });
+
+  it('counts a scheduled slot its handler sheds (SlotSupersededError) as shed, with the period it carried', async () => {
+    await withQueue(async (queue) => {
+      const delivered: DeliveredRunJob[] = [];
+      const skipped: Array<{ slotMs: number; reason: SkipReason }> = [];
+      const consumer = queue.consume(
+        ['default'],
+        (d) => {
+          delivered.push(d);
+          return Promise.reject(new SlotSupersededError());
+        },
+        {
+          concurrency: 1,
+          onSkipped: (slots, reason) => skipped.push(...slots.map(({ slotMs }) => ({ slotMs, reason }))),
+        },
+      );
+      try {
+        await queue.upsertSchedule({ ...schedule('busy'), everyMs: 2_000, offsetMs: 0 });
+        await eventually(() => Promise.resolve(skipped.length > 0 ? true : undefined), 15_000);
+        expect(delivered[0]?.everyMs).toBe(2_000);
+        expect(skipped[0]).toEqual({ slotMs: Number(delivered[0]?.slot), reason: 'shed' });
       } finally {
         await consumer.close();
       }

@@ -56,6 +56,7 @@ export function registerDevCommand(program: Command): void {
       const worker = startWorker({
         hooks,
         onScheduledStart: createScheduleDelayMetrics(metrics.registry),
+        registry: metrics.registry,
         settings,
         log,
         components,

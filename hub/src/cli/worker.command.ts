@@ -58,6 +58,7 @@ export function registerWorkerCommand(program: Command): void {
         concurrency,
         hooks: runFinishedHooks(metrics.registry, notifier.hook, { db: components.db, locations }),
         onScheduledStart: createScheduleDelayMetrics(metrics.registry),
+        registry: metrics.registry,
         onDropped: createRunsDroppedMetric(metrics.registry, locations),
       });
       closeOnSignals(

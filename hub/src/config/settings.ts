@@ -113,6 +113,8 @@ const settingsSchema = z
     // Its admins read and override every organization's quotas (docs/adr/0028-quotas-and-bulk-writes.md).
     PLATFORM_ADMIN_ORGANIZATION: optionalString.pipe(organizationIdSchema.optional()),
     WORKER_CONCURRENCY: workerConcurrencySchema,
+    // Slots a worker holds at once, its memory bound under overload (docs/adr/0040-overload-is-shed.md).
+    WORKER_MAX_HELD_SLOTS: z.coerce.number().int().min(1).max(1_000_000).default(2_000),
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
     RUN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
     ...assertionBudgetShape,

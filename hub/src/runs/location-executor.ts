@@ -10,6 +10,8 @@ export interface ScheduledSlot {
   slot: string;
   /** The monitor version the slot's job carries, if any (RunJobData). */
   version?: string | undefined;
+  /** When the next slot of its schedule is due: a slot without a check place by then is shed (SlotSupersededError). */
+  supersededAtMs?: number | undefined;
 }
 
 /**

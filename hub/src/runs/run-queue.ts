@@ -28,6 +28,11 @@ export interface DeliveredRunJob {
   slot: string | undefined;
   dueAt: Date;
   /**
+   * A scheduled slot's period: once `dueAt + everyMs` has passed, the next slot of its schedule is due and this
+   * one is shed rather than checked late (docs/adr/0040-overload-is-shed.md). Absent: never shed.
+   */
+  everyMs?: number;
+  /**
    * 1 on the first delivery; more when the job comes again: a retry after the handler threw because a dependency
    * was away, or a redelivery after the consumer holding it died.
    */
@@ -55,10 +60,11 @@ export interface HandedOverResult {
 
 /**
  * Why slots were never checked: the location's workers were saturated and the ticks queued nothing
- * (`saturated`); no tick ran in time, as while Redis or every worker was away (`late`); or the worker holding
- * them died after their time, so their checks may have reached the target already (`worker_lost`).
+ * (`saturated`); a worker shed the slot because the next slot of its schedule was due before it got a place
+ * (`shed`); no tick ran in time, as while Redis or every worker was away (`late`); or the worker holding them
+ * died after their time, so their checks may have reached the target already (`worker_lost`).
  */
-export type SkipReason = 'saturated' | 'late' | 'worker_lost';
+export type SkipReason = 'saturated' | 'shed' | 'late' | 'worker_lost';
 
 /** A slot that will never have a run, as the queue reports it. */
 export interface SkippedSlot {
@@ -68,6 +74,12 @@ export interface SkippedSlot {
 
 export interface ConsumeOptions {
   concurrency: number;
+  /**
+   * WORKER_MAX_HELD_SLOTS: the slots a consumer holds at once (waiting for their time or a place, checking, or
+   * waiting for their write). At it the consumer takes no more, and what no consumer takes is shed and
+   * counted (docs/adr/0040-overload-is-shed.md). Absent: twice `concurrency`.
+   */
+  maxHeldSlots?: number;
   /** Told of each job given up for good (logged by the queue too), so the loss is counted. */
   onDropped?: (job: DeliveredRunJob, reason: DropReason) => void;
   /**
@@ -90,6 +102,8 @@ export interface ListedSchedule extends Pick<RunSchedule, 'id' | 'everyMs' | 'of
 }
 
 export interface RunConsumer {
+  /** The slots it holds now (meerkat_worker_slots_held), never above `maxHeldSlots` unless one batch alone is larger. */
+  heldSlots(): number;
   /** Stops taking jobs and waits for the ones in flight. */
   close(): Promise<void>;
 }

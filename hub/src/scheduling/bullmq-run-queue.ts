@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
@@ -16,6 +16,7 @@ import { queueLockOptions } from '../system/queue-locks.js';
 import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
 import { scheduleId } from './schedules.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
+import { SlotSupersededError } from '../runs/slot-superseded-error.js';
 import type {
   ConsumeOptions,
   DeliveredRunJob,
@@ -138,8 +139,15 @@ function deliveredSlot(slot: DueSlot, delivery: number): DeliveredRunJob {
     slot: String(slot.slotMs),
     dueAt: new Date(slot.slotMs),
     delivery,
+    ...(slot.everyMs === undefined ? {} : { everyMs: slot.everyMs }),
   };
 }
+
+/**
+ * Which delivery of its slots a batch job is: its retries after a dependency was away and its redeliveries after
+ * a worker died, not the times an over-full worker handed it back unopened (attemptsStarted counts those).
+ */
+const deliveryOf = (job: Job<BatchJobData>) => 1 + job.attemptsMade + job.stalledCounter;
 
 /** The runs a job carries, as the handler sees them: one, or each slot of a batch. */
 function deliveredRuns(job: QueueJob): DeliveredRunJob[] {
@@ -151,8 +159,7 @@ function deliveredRuns(job: QueueJob): DeliveredRunJob[] {
       dueAt: new Date(Number(slot)),
       delivery: Math.max(1, job.attemptsStarted),
     }));
-  if (isBatch(job))
-    return job.data.slots.map((slot) => deliveredSlot(slot, Math.max(1, job.attemptsStarted)));
+  if (isBatch(job)) return job.data.slots.map((slot) => deliveredSlot(slot, deliveryOf(job)));
   return [deliveredJob(job as Job<RunJobData>)];
 }
 
@@ -366,22 +373,41 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         try {
           await places.run(() => handler(delivered));
         } catch (error) {
-          if (isRetryable(error)) throw error;
+          if (isRetryable(error) || error instanceof SlotSupersededError) throw error;
           // Anything but an absent dependency would fail the same way again: no retry.
           throw new UnrecoverableError(shortReason(error));
         }
       };
-      // The slots of the batches this consumer holds and has not finished. Past twice its places it takes no
-      // more batches, leaving them to other consumers (or, when all are as busy, to the saturation the ticks
-      // see), and takes them again below its places: a saturated worker does not hoard a backlog.
+      // The slots of the batches this consumer holds and has not finished (docs/adr/0040-overload-is-shed.md).
+      // At maxHeldSlots it takes no more batches, leaving them to other consumers (or, when all are as full, to
+      // the ticks, which shed and count what no worker takes), and takes them again below half of it: a
+      // saturated worker does not hoard a backlog.
+      const maxHeld = consumeOptions.maxHeldSlots ?? 2 * consumeOptions.concurrency;
       let held = 0;
       const slotWorkers: Array<Worker<BatchJobData>> = [];
+      const pauseSlots = () => {
+        if (!slotWorkers.some((w) => w.isPaused())) for (const w of slotWorkers) void w.pause(true);
+      };
       const holdSlots = (count: number) => {
         held += count;
-        const paused = slotWorkers.some((w) => w.isPaused());
-        if (!paused && held >= 2 * consumeOptions.concurrency)
-          for (const w of slotWorkers) void w.pause(true);
-        else if (paused && held < consumeOptions.concurrency) for (const w of slotWorkers) void w.resume();
+        if (held >= maxHeld) pauseSlots();
+        else if (held <= maxHeld / 2 && slotWorkers.some((w) => w.isPaused()))
+          for (const w of slotWorkers) void w.resume();
+      };
+      /**
+       * Holds a batch's slots before it is opened, or hands it back unopened (to the front of the queue, for
+       * another consumer) when they would take this one past its bound. A batch larger than the bound alone is
+       * taken by a consumer holding nothing.
+       */
+      const admit = async (job: Job<BatchJobData>, token: string | undefined): Promise<boolean> => {
+        const size = job.data.slots.length;
+        if (held === 0 || held + size <= maxHeld) {
+          holdSlots(size);
+          return true;
+        }
+        pauseSlots();
+        await job.moveToWait(token);
+        return false;
       };
       const writeResults = consumeOptions.writeResults;
       // Results checked but not yet handed to Redis (it was away too), by the id of their slot's job: the job's
@@ -429,20 +455,34 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       // Each slot starts at its own time and fails on its own. Slots that found a dependency away stay in the
       // job, which fails and comes again after the backoff with those alone; the others are done. Slots checked
       // whose write found the database away are done too: their results wait in a results job.
-      const runBatch = async (job: Job<BatchJobData>, location: string) => {
+      const runBatch = async (job: Job<BatchJobData>, location: string, token: string | undefined) => {
+        if (!(await admit(job, token))) throw new WaitingError();
         const retry: DueSlot[] = [];
         let retryError: unknown;
         const checked = new Map<string, HandedOverResult>();
-        // Each slot is checked by the one job that claims it first: a second batch with the same slot (a tick's add
-        // that Redis ran after the tick had given up on it and queued the slot again) leaves it alone.
-        const slots = await bounded(() =>
-          schedules.claimSlots(location, job.id ?? '', slotsToCheck(job, location)),
-        );
-        holdSlots(slots.length);
+        const shed: DueSlot[] = [];
+        let claimed: DueSlot[] = [];
+        try {
+          // Each slot is checked by the one job that claims it first: a second batch with the same slot (a tick's
+          // add that Redis ran after the tick had given up on it and queued the slot again) leaves it alone.
+          claimed = await bounded(() =>
+            schedules.claimSlots(location, job.id ?? '', slotsToCheck(job, location)),
+          );
+        } finally {
+          holdSlots(claimed.length - job.data.slots.length);
+        }
+        // A batch that waited (its workers were full) sheds at once the slots whose next slot is due already.
+        const now = Date.now();
+        const slots = claimed.filter((slot) => {
+          if (slot.everyMs === undefined || now < slot.slotMs + slot.everyMs) return true;
+          shed.push(slot);
+          holdSlots(-1);
+          return false;
+        });
         await Promise.all(
           slots.map(async (slot) => {
             try {
-              const delivered = deliveredSlot(slot, Math.max(1, job.attemptsStarted));
+              const delivered = deliveredSlot(slot, deliveryOf(job));
               const waiting = unhanded.get(delivered.id);
               if (waiting !== undefined) return void checked.set(delivered.id, waiting);
               // A timer may fire a millisecond before the wall clock reaches the slot: never start early.
@@ -455,6 +495,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
                   checked.set(delivered.id, error.handedOver);
                   return;
                 }
+                if (error instanceof SlotSupersededError) return void shed.push(slot);
                 if (!(error instanceof UnrecoverableError)) {
                   retry.push(slot);
                   retryError ??= error;
@@ -476,6 +517,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
             }
           }),
         );
+        if (shed.length > 0) consumeOptions.onSkipped?.(shed, 'shed');
         if (checked.size > 0)
           try {
             await handOver(location, checked);
@@ -553,7 +595,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         const runs = new Worker<RunJobData>(location, (job) => runSingle(job, location), workerOptions);
         const slots = new Worker<BatchJobData>(
           slotsQueueOf(location),
-          (job) => runBatch(job, location),
+          (job, token) => runBatch(job, location, token),
           workerOptions,
         );
         slotWorkers.push(slots);
@@ -582,6 +624,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         ];
       });
       const consumer = {
+        heldSlots: () => held,
         async close() {
           await Promise.all(periodic.map((p) => p.stop()));
           await Promise.all(workers.map((w) => w.close()));

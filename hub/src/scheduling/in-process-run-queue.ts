@@ -4,6 +4,7 @@ import { shortReason } from '../system/dependency-errors.js';
 import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
 import { latestSlotMs } from './schedules.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
+import { SlotSupersededError } from '../runs/slot-superseded-error.js';
 import type {
   ConsumeOptions,
   DeliveredRunJob,
@@ -82,6 +83,7 @@ export function createInProcessRunQueue({
           // Checked, not written: only the write is tried again, never the check.
           if (error instanceof ResultAwaitingWriteError && consumer.writeResults !== undefined)
             return writeLater(location, job, error.handedOver, 1);
+          if (error instanceof SlotSupersededError) return shed(consumer, [job]);
           const { organizationId, monitorId, runId } = job.data;
           const ids = { organizationId, monitorId, location, runId, slot: job.slot, attempt: job.delivery };
           if (isRetryable(error) && job.delivery < deliveries) {
@@ -132,8 +134,25 @@ export function createInProcessRunQueue({
     retries.add(retry);
   };
 
+  /** Slots an overloaded consumer will not check, counted as gaps (docs/adr/0040-overload-is-shed.md). */
+  const shed = (consumer: ConsumeOptions, jobs: readonly DeliveredRunJob[]) =>
+    consumer.onSkipped?.(
+      jobs.map((job) => ({ data: job.data, slotMs: Number(job.slot) })),
+      'shed',
+    );
+  const heldIn = (location: string) => (backlog.get(location)?.length ?? 0) + (active.get(location) ?? 0);
+
   const deliver = (location: string, job: DeliveredRunJob) => {
-    backlog.set(location, [...(backlog.get(location) ?? []), job]);
+    const waiting = [...(backlog.get(location) ?? []), job];
+    // At its bound a consumer sheds its oldest waiting slot, so it keeps the newest of each schedule.
+    const consumer = handlers.get(location);
+    if (consumer !== undefined && heldIn(location) >= (consumer.maxHeldSlots ?? 2 * consumer.concurrency)) {
+      const oldest = waiting.findIndex(
+        (waiter) => waiter.slot !== undefined && waiter.data.runId === undefined,
+      );
+      if (oldest >= 0) shed(consumer, waiting.splice(oldest, 1));
+    }
+    backlog.set(location, waiting);
     pump(location);
   };
 
@@ -144,6 +163,7 @@ export function createInProcessRunQueue({
       slot: String(slotMs),
       dueAt: new Date(slotMs),
       delivery: 1,
+      everyMs: schedule.everyMs,
     });
 
   // The next slot comes after the last one delivered, not after the clock: a timer that fires a millisecond
@@ -242,6 +262,7 @@ export function createInProcessRunQueue({
         pump(location);
       }
       return {
+        heldSlots: () => locations.reduce((sum, location) => sum + heldIn(location), 0),
         async close() {
           for (const location of locations) handlers.delete(location);
           await Promise.all([...inFlight]);

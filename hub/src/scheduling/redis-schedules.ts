@@ -12,6 +12,8 @@ export interface DueSlot {
   id: string;
   slotMs: number;
   data: RunJobData;
+  /** The schedule's period, by which the slot is superseded (absent in batches queued by earlier releases). */
+  everyMs?: number;
 }
 
 /** The slots of one location that fall due within a tick's window, cut into batch jobs. */
@@ -261,7 +263,7 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
           for (let missed = read; missed < slotMs; missed += schedule.everyMs)
             skipped.push({ id, slotMs: missed, data: schedule.data });
           for (; slotMs <= horizonMs; slotMs += schedule.everyMs)
-            slots.push({ id, slotMs, data: schedule.data });
+            slots.push({ id, slotMs, data: schedule.data, everyMs: schedule.everyMs });
           advances.push(id, read, slotMs);
         }
       }

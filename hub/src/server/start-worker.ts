@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Settings } from '../config/settings.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
@@ -20,12 +21,14 @@ import { createPlaces } from '../system/places.js';
 import { startPeriodic } from '../system/periodic.js';
 import { shortReason } from '../system/dependency-errors.js';
 import { createMonitorReader } from '../worker/monitor-reader.js';
+import { registerHeldSlotsMetric } from '../metrics/prometheus/held-slots-metric.js';
 
 /** How often a worker reads the monitors changed since it last did (a change also reaches it with its jobs). */
 const MONITOR_WARM_MS = 10_000;
 
 const SKIP_GAPS: Record<SkipReason, GapReason> = {
   saturated: 'skipped_saturated',
+  shed: 'shed',
   late: 'skipped_late',
   worker_lost: 'skipped_worker_lost',
 };
@@ -46,6 +49,8 @@ export interface StartWorkerOptions {
   onScheduledStart?: (driftMs: number, location: string) => void;
   /** Told of each job given up for good (meerkat_runs_dropped_total). */
   onDropped?: ConsumeOptions['onDropped'];
+  /** Where meerkat_worker_slots_held goes. */
+  registry?: Registry;
 }
 
 /**
@@ -142,10 +147,13 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   // A job stays in flight while its result waits for its batch's write, beside the checks under way.
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency + RESULTS_IN_WRITING,
+    maxHeldSlots: settings.WORKER_MAX_HELD_SLOTS,
     writeResults,
     onSkipped,
     onDropped,
   });
+  if (options.registry !== undefined)
+    registerHeldSlotsMetric(options.registry, () => consumer.heldSlots(), settings.WORKER_MAX_HELD_SLOTS);
   const reaper = startRunReaper({ settings, db: components.db, log, hooks: options.hooks ?? [] });
   log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
 

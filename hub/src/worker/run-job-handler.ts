@@ -54,7 +54,16 @@ export function createRunJobHandler(deps: RunJobHandlerDeps) {
       // A retry's lateness is the fault's, not the schedule's: only first deliveries count as drift.
       if (job.delivery === 1) deps.onScheduledStart?.(Date.now() - job.dueAt.getTime(), location);
       if (executor.executeScheduled !== undefined) {
-        const slot = { jobId: job.id, organizationId, monitorId, location, slot: job.slot, version };
+        const supersededAtMs = job.everyMs === undefined ? undefined : job.dueAt.getTime() + job.everyMs;
+        const slot = {
+          jobId: job.id,
+          organizationId,
+          monitorId,
+          location,
+          slot: job.slot,
+          version,
+          supersededAtMs,
+        };
         await executor.executeScheduled(slot, deps.signal);
         return;
       }

@@ -21,6 +21,7 @@ import { createMonitorReader, type MonitorReader } from './monitor-reader.js';
 import { createParkedResults } from './parked-results.js';
 import { createScheduledRunWriter } from './scheduled-run-writer.js';
 import { handOver, readHandedOver } from './handed-over-results.js';
+import { SlotSupersededError } from '../runs/slot-superseded-error.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 
 export interface MonitorRunnerPort {
@@ -74,39 +75,47 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
   // Results whose write failed because the database was away, by job id: the job's retry writes them.
   const parked = createParkedResults<{ run: RunRow | ExecutedScheduledRun; result: RunResult }>();
 
+  /** Checks a monitor once it has a place; a slot whose next is due by then is shed (SlotSupersededError). */
   const runMonitor = async (
     definition: MonitorDefinition,
     organizationId: string,
     signal: AbortSignal,
-  ): Promise<RunResult> => {
-    const started = clock.now();
+    supersededAtMs = Number.POSITIVE_INFINITY,
+  ): Promise<{ result: RunResult; startedAt: Date }> => {
+    let started = clock.now();
     const secrets = watchedSecrets(deps.secrets);
     let outcome: RunOutcome;
     try {
-      outcome = await checks.run(() =>
-        deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal }),
-      );
+      outcome = await checks.run(() => {
+        // The check starts when it gets its place: that is when its run started.
+        started = clock.now();
+        if (started.getTime() >= supersededAtMs) throw new SlotSupersededError();
+        return deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal });
+      });
     } catch (error) {
+      if (error instanceof SlotSupersededError) throw error;
       log.error({ err: error }, 'the runner failed');
       const completedAt = clock.now();
-      return {
+      const result: RunResult = {
         success: false,
         errors: ['the runner failed unexpectedly; see the worker log'],
         steps: null,
         completedAt,
         durationMs: completedAt.getTime() - started.getTime(),
       };
+      return { result, startedAt: started };
     }
     const unavailable = secrets.unavailable();
     if (unavailable !== undefined && !outcome.success)
       throw new DependencyUnavailableError('database', shortReason(unavailable), { cause: unavailable });
-    return {
+    const result: RunResult = {
       success: outcome.success,
       errors: outcome.errors,
       steps: outcome.steps,
       completedAt: outcome.completedAt,
       durationMs: outcome.durationMs,
     };
+    return { result, startedAt: started };
   };
 
   /** Writes a result, or parks it under the job when the database is away (the queue then retries the job). */
@@ -141,14 +150,16 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
             completedAt: clock.now(),
             durationMs: 0,
           }
-        : await runMonitor(
-            {
-              ...(definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition),
-              environment: run.environment,
-            },
-            run.organization_id,
-            signal,
-          );
+        : (
+            await runMonitor(
+              {
+                ...(definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition),
+                environment: run.environment,
+              },
+              run.organization_id,
+              signal,
+            )
+          ).result;
     if (signal.aborted && !result.success)
       result.errors = ['the worker shut down before the run finished', ...result.errors];
     await recordParking(run.id, { run, result }, () => recordRunResult(db, run, result, deps.hooks));
@@ -181,11 +192,13 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
         started_at: clock.now(),
       };
       const definition = definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition;
-      const result = await runMonitor(
+      const { result, startedAt } = await runMonitor(
         { ...definition, environment: run.environment },
         run.organization_id,
         signal,
+        slot.supersededAtMs,
       );
+      run.started_at = startedAt;
       // Cut short by the worker's shutdown: the outcome says nothing about the target, so the slot's job is
       // handed back to run on another worker rather than recorded as a failure.
       if (signal.aborted && !result.success)
