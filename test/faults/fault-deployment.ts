@@ -62,16 +62,17 @@ export interface FaultDeployment {
 }
 
 /**
- * Creates a counting monitor (every 10 s) per id through the API and waits until each has a run: from then on
+ * Creates a counting monitor (every 10 s; its target answers after `monitor.ms`) per id through the API and waits until each has a run: from then on
  * every schedule exists, so counted slots may start. Throws when a monitor is refused.
  */
 export async function createMonitorsAndAwaitFirstRuns(
   deployment: FaultDeployment,
   target: CountingTarget,
   ids: readonly string[],
+  monitor: { ms?: number } = {},
 ): Promise<void> {
   for (const id of ids) {
-    const answer = await deployment.api('PUT', `/monitor/${id}`, countingMonitor(target, id));
+    const answer = await deployment.api('PUT', `/monitor/${id}`, countingMonitor(target, id, monitor));
     if (answer.status !== 201) throw new Error(`PUT /monitor/${id} answered ${answer.status}`);
   }
   await eventually(

@@ -14,11 +14,15 @@ export interface Workload {
   close(): Promise<void>;
 }
 
-/** `monitors` monitors named `<prefix>-<n>`; `env` goes to every process. Stops what started when it fails. */
+/**
+ * `monitors` monitors named `<prefix>-<n>`, whose target answers after `monitor.ms`; `env` goes to every process.
+ * Stops what started when it fails.
+ */
 export async function startTwoWorkerWorkload(
   prefix: string,
   monitors: number,
   env: Record<string, string> = {},
+  monitor: { ms?: number } = {},
 ): Promise<Workload> {
   const target = await startCountingTarget();
   const ids = Array.from({ length: monitors }, (_, i) => `${prefix}-${i}`);
@@ -30,7 +34,7 @@ export async function startTwoWorkerWorkload(
   try {
     deployment = await startFaultDeployment(['hub', 'scheduler', 'worker'], env);
     await deployment.start('worker', 'worker-2');
-    await createMonitorsAndAwaitFirstRuns(deployment, target, ids);
+    await createMonitorsAndAwaitFirstRuns(deployment, target, ids, monitor);
     return { deployment, target, ids, close };
   } catch (error) {
     await close();
