@@ -78,6 +78,39 @@ describe('the in-process run queue of meerkat dev', () => {
     await consumer.close();
     expect(delivered).toEqual([String(next)]);
   });
+
+  it('holds at most maxHeldSlots, shedding its oldest waiting slot for a newer one (ADR 0040)', async () => {
+    const queue = createInProcessRunQueue({ log: capturedLog().log });
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const started: string[] = [];
+    const shed: number[] = [];
+    const consumer = queue.consume(
+      ['default'],
+      async (job) => {
+        started.push(job.slot ?? 'no slot');
+        await blocked;
+      },
+      {
+        concurrency: 1,
+        maxHeldSlots: 2,
+        onSkipped: (slots, reason) => {
+          expect(reason).toBe('shed');
+          shed.push(...slots.map((slot) => slot.slotMs));
+        },
+      },
+    );
+    const schedule = scheduleOf('busy', 10_000, 0);
+    for (const slotMs of [10_000, 20_000, 30_000, 40_000]) await queue.enqueueSlot(schedule, slotMs);
+    // One checking, one waiting: each newer slot took the place of the oldest waiting one.
+    expect(consumer.heldSlots()).toBe(2);
+    expect(shed).toEqual([20_000, 30_000]);
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['10000', '40000']);
+    await consumer.close();
+    await queue.close();
+  });
 });
 
 const START_MS = Date.parse('2026-01-01T00:00:00Z');
