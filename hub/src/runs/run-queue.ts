@@ -80,6 +80,11 @@ export interface ConsumeOptions {
    * counted (docs/adr/0040-overload-is-shed.md). Absent: twice `concurrency`.
    */
   maxHeldSlots?: number;
+  /**
+   * Takes up to `count` scheduled slots that wait for a check place out of line (they end as SlotSupersededError),
+   * oldest of the largest organization first, to make room under `maxHeldSlots` for newer ones; answers how many.
+   */
+  shedWaiting?: (count: number) => number;
   /** Told of each job given up for good (logged by the queue too), so the loss is counted. */
   onDropped?: (job: DeliveredRunJob, reason: DropReason) => void;
   /**
@@ -102,7 +107,7 @@ export interface ListedSchedule extends Pick<RunSchedule, 'id' | 'everyMs' | 'of
 }
 
 export interface RunConsumer {
-  /** The slots it holds now (meerkat_worker_slots_held), never above `maxHeldSlots` unless one batch alone is larger. */
+  /** The slots it holds now (meerkat_worker_slots_held), at most `maxHeldSlots` (unless one batch alone is larger) once the slots shed to make room have left. */
   heldSlots(): number;
   /** Stops taking jobs and waits for the ones in flight. */
   close(): Promise<void>;

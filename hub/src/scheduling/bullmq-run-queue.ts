@@ -379,33 +379,31 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         }
       };
       // The slots of the batches this consumer holds and has not finished (docs/adr/0040-overload-is-shed.md).
-      // At maxHeldSlots it takes no more batches, leaving them to other consumers (or, when all are as full, to
-      // the ticks, which shed and count what no worker takes), and takes them again below half of it: a
-      // saturated worker does not hoard a backlog.
+      // At maxHeldSlots a new batch makes room by shedding the oldest slots waiting for a check place (the largest
+      // organization's first); when none waits, the batch goes back and the consumer takes no more until it
+      // holds half of it, leaving the batches to other consumers or, when all are as full, to the ticks, which
+      // shed and count what no worker takes. A saturated worker does not hoard a backlog.
       const maxHeld = consumeOptions.maxHeldSlots ?? 2 * consumeOptions.concurrency;
       let held = 0;
       const slotWorkers: Array<Worker<BatchJobData>> = [];
-      const pauseSlots = () => {
-        if (!slotWorkers.some((w) => w.isPaused())) for (const w of slotWorkers) void w.pause(true);
-      };
       const holdSlots = (count: number) => {
         held += count;
-        if (held >= maxHeld) pauseSlots();
-        else if (held <= maxHeld / 2 && slotWorkers.some((w) => w.isPaused()))
+        if (held <= maxHeld / 2 && slotWorkers.some((w) => w.isPaused()))
           for (const w of slotWorkers) void w.resume();
       };
       /**
-       * Holds a batch's slots before it is opened, or hands it back unopened (to the front of the queue, for
-       * another consumer) when they would take this one past its bound. A batch larger than the bound alone is
-       * taken by a consumer holding nothing.
+       * Holds a batch's slots before it is opened, making room as above, or hands it back unopened (to the front
+       * of the queue, for another consumer). A batch larger than the bound alone is taken by a consumer holding
+       * nothing. Slots shed for it leave `held` as their checks fail, a moment later.
        */
       const admit = async (job: Job<BatchJobData>, token: string | undefined): Promise<boolean> => {
         const size = job.data.slots.length;
-        if (held === 0 || held + size <= maxHeld) {
+        const over = held + size - maxHeld;
+        if (held === 0 || over <= 0 || (consumeOptions.shedWaiting?.(over) ?? 0) === over) {
           holdSlots(size);
           return true;
         }
-        pauseSlots();
+        if (!slotWorkers.some((w) => w.isPaused())) for (const w of slotWorkers) void w.pause(true);
         await job.moveToWait(token);
         return false;
       };

@@ -21,6 +21,7 @@ import { createPlaces } from '../system/places.js';
 import { startPeriodic } from '../system/periodic.js';
 import { shortReason } from '../system/dependency-errors.js';
 import { createMonitorReader } from '../worker/monitor-reader.js';
+import { SlotSupersededError } from '../runs/slot-superseded-error.js';
 import { registerHeldSlotsMetric } from '../metrics/prometheus/held-slots-metric.js';
 
 /** How often a worker reads the monitors changed since it last did (a change also reaches it with its jobs). */
@@ -148,6 +149,11 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
     concurrency: options.concurrency + RESULTS_IN_WRITING,
     maxHeldSlots: settings.WORKER_MAX_HELD_SLOTS,
+    shedWaiting: (count) =>
+      checks.shed(
+        count,
+        () => new SlotSupersededError('newer slots took its place in line: the worker is full'),
+      ),
     writeResults,
     onSkipped,
     onDropped,

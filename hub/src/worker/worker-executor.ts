@@ -86,12 +86,16 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
     const secrets = watchedSecrets(deps.secrets);
     let outcome: RunOutcome;
     try {
-      outcome = await checks.run(() => {
-        // The check starts when it gets its place: that is when its run started.
-        started = clock.now();
-        if (started.getTime() >= supersededAtMs) throw new SlotSupersededError();
-        return deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal });
-      });
+      outcome = await checks.run(
+        () => {
+          // The check starts when it gets its place: that is when its run started.
+          started = clock.now();
+          if (started.getTime() >= supersededAtMs) throw new SlotSupersededError();
+          return deps.runner.run(definition, { secrets: secrets.reader, organizationId, signal });
+        },
+        organizationId,
+        supersededAtMs !== Number.POSITIVE_INFINITY,
+      );
     } catch (error) {
       if (error instanceof SlotSupersededError) throw error;
       log.error({ err: error }, 'the runner failed');
