@@ -13,6 +13,8 @@ import type { CountingTarget } from './counting-target.js';
 import type { RecordedGap, RecordedRun, Schedule } from './slot-accounting.js';
 
 const ORGANIZATION = 'acme';
+/** A second organization every deployment knows, for what one tenant's load does to another's checks. */
+export const OTHER_ORGANIZATION = 'beta';
 /** The shortest frequency the contract allows: 10 seconds. */
 const EVERY_TEN_SECONDS = { every: 1 / 6, unit: 'MINUTE' } as const;
 export const TEN_SECONDS_MS = 10_000;
@@ -39,6 +41,8 @@ export interface FaultDeployment {
   env: Record<string, string>;
   /** The admin key of organization `acme`. */
   key: string;
+  /** The admin key of OTHER_ORGANIZATION. */
+  otherKey: string;
   processes: MeerkatProcess[];
   hub(): MeerkatProcess;
   /** Starts one more process over the same environment, on ports of its own. */
@@ -47,8 +51,8 @@ export interface FaultDeployment {
   signal(process: MeerkatProcess, signal: NodeJS.Signals): void;
   /** The names of processes that have exited (any way) and were not signalled by the test. */
   exited(): string[];
-  /** A call of the hub's API, bounded by `timeoutMs` (a call that takes longer throws). */
-  api(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<ApiAnswer>;
+  /** A call of the hub's API as `acme` (or with `key`), bounded by `timeoutMs` (a call that takes longer throws). */
+  api(method: string, path: string, body?: unknown, timeoutMs?: number, key?: string): Promise<ApiAnswer>;
   /** Every run row, read on a connection of its own. */
   runs(): Promise<RecordedRun[]>;
   /** Every gap row of the slot ledger (`slot_gaps`), read on a connection of its own. */
@@ -123,8 +127,12 @@ export function countingMonitor(
 }
 
 /** The schedule the scheduler keeps for a monitor in location `default`. */
-export function scheduleOf(monitorId: string, everyMs = TEN_SECONDS_MS): Schedule {
-  const id = scheduleId(ORGANIZATION, monitorId, 'default');
+export function scheduleOf(
+  monitorId: string,
+  everyMs = TEN_SECONDS_MS,
+  organization = ORGANIZATION,
+): Schedule {
+  const id = scheduleId(organization, monitorId, 'default');
   return { monitorId, everyMs, offsetMs: scheduleOffsetMs(id, everyMs) };
 }
 
@@ -275,10 +283,11 @@ export async function startFaultDeployment(
 ): Promise<FaultDeployment> {
   const bed = await startFaultBed();
   const key = generateApiKey();
+  const otherKey = generateApiKey();
   const env: Record<string, string> = {
     DATABASE_URL: bed.postgres.url,
     REDIS_URL: bed.redis.url,
-    AUTH_API_KEYS: `${ORGANIZATION}:admin:${hashApiKey(key)}`,
+    AUTH_API_KEYS: `${ORGANIZATION}:admin:${hashApiKey(key)},${OTHER_ORGANIZATION}:admin:${hashApiKey(otherKey)}`,
     SECRETS_KEY: 'fa'.repeat(32),
     EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS,
     HOST: '127.0.0.1',
@@ -324,6 +333,7 @@ export async function startFaultDeployment(
     bed,
     env,
     key,
+    otherKey,
     processes,
     hub,
     start,
@@ -336,12 +346,12 @@ export async function startFaultDeployment(
         .filter((p) => !stoppedByTest.has(p))
         .filter((p) => p.process.child.exitCode !== null || p.process.child.signalCode !== null)
         .map((p) => `${p.name} (${p.process.child.exitCode ?? p.process.child.signalCode})`),
-    async api(method, path, body, timeoutMs = 10_000) {
+    async api(method, path, body, timeoutMs = 10_000, as = key) {
       const started = Date.now();
       const response = await fetch(`${hub().url}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${key}`,
+          authorization: `Bearer ${as}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -42,9 +42,11 @@ export async function checkLedger(input: {
   toMs: number;
   settleMs: number;
   excused?: (slotMs: number) => boolean;
+  /** The organization of `ids`, when not the deployment's first. */
+  organization?: string;
 }): Promise<LedgerCheck> {
   const { deployment, target, fromMs, toMs, excused = () => false } = input;
-  const schedules = input.ids.map((id) => scheduleOf(id));
+  const schedules = input.ids.map((id) => scheduleOf(id, undefined, input.organization));
   const read = async () => {
     const [runs, gaps] = await Promise.all([deployment.runs(), deployment.gaps()]);
     return {
