@@ -128,7 +128,7 @@ describe('monitor labels, get -l and get -w', { timeout: 240_000 }, () => {
     const watching = await startMeerkat(['get', 'monitors', '-w', '--no-headers'], env, /plain/);
     try {
       await create(monitorDefinition({ name: 'arrived-later', ...wait }));
-      await eventually(async () => /arrived-later/.test(watching.output()), 30_000);
+      await eventually(() => Promise.resolve(/arrived-later/.test(watching.output())), 30_000);
       expect(watching.output()).not.toMatch(/^ID/m);
     } finally {
       await watching.stop();
@@ -143,7 +143,7 @@ describe('monitor labels, get -l and get -w', { timeout: 240_000 }, () => {
         body: { environment: 'production' },
       });
       const { data } = (await triggered.json()) as { data: { id: string } };
-      await eventually(async () => watching.output().includes(data.id), 30_000);
+      await eventually(() => Promise.resolve(watching.output().includes(data.id)), 30_000);
       expect(watching.output()).toMatch(/^ID\s+MONITOR\s+LOCATION\s+STATUS/m);
       expect(watching.output()).toMatch(new RegExp(`${data.id}\\s+cart\\s+default`));
     } finally {

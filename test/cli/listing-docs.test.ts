@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { meerkatBin, runMeerkat } from '../harness/processes.js';
+import { finished, meerkatBin, runMeerkat } from '../harness/processes.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { monitorDefinition } from '../harness/monitors.js';
 
@@ -20,22 +20,6 @@ function blocksUnder(text: string, heading: string, language: string): string[] 
   const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
   const section = end === -1 ? rest : rest.slice(0, end);
   return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
-}
-
-/** bash running `script`, asynchronously: the test hub answers from this process's event loop. */
-function bash(
-  script: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 const commandLines = (blocks: string[]) =>
@@ -99,12 +83,12 @@ describe("the docs' commands for kubectl's listing flags", { timeout: 240_000 },
       const script = `meerkat() { "${process.execPath}" "${meerkatBin}" "$@"; }\n${line}\n${
         line.startsWith('source ') ? 'complete -p meerkat\n' : ''
       }`;
-      const result = await bash(script, {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        EDITOR: 'true',
-        ...env,
-      });
+      // Not spawnSync: the test hub answers from this process's event loop.
+      const result = await finished(
+        spawn('bash', ['-c', script], {
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, EDITOR: 'true', ...env },
+        }),
+      );
       expect(result.code, `${line}\n${result.stderr}`).toBe(0);
       expect(result.stderr, line).toBe('');
       expect(result.stdout.trim(), line).not.toBe('');

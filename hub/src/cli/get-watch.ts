@@ -10,7 +10,7 @@ const MIN_INTERVAL_MS = 2000;
 /** A poll waits this many times as long as the last read took, so a large list costs the hub at most a fifth. */
 const INTERVAL_PER_READ = 4;
 
-export interface WatchedListing<T> {
+interface WatchedListing<T> {
   /** The whole list, as `get` without `-w` reads it. */
   read(): Promise<T[]>;
   /** What identifies an item across reads (its id). */
@@ -20,7 +20,7 @@ export interface WatchedListing<T> {
 }
 
 /** Runs until the process is interrupted (Ctrl-C, SIGTERM); a failed read ends it as any `get` failure does. */
-export async function watchListing<T>(listing: WatchedListing<T>): Promise<never> {
+async function watchListing<T>(listing: WatchedListing<T>): Promise<never> {
   const seen = new Map<string, string>();
   const remember = (items: T[]) => {
     return items.filter((item) => {

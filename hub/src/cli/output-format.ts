@@ -25,7 +25,7 @@ function checked<T>(what: string, parse: () => T): T {
   }
 }
 
-export function parseOutputFormat(value: string): OutputFormat {
+function parseOutputFormat(value: string): OutputFormat {
   if ((outputFormats as readonly string[]).includes(value)) return value as OutputFormat;
   if (value.startsWith(JSONPATH)) {
     checked('-o jsonpath', () => parseTemplate(value.slice(JSONPATH.length)));

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * A monitor's labels: Kubernetes label syntax, so a `Monitor` resource's `metadata.labels` are valid here as they
  * are, and `meerkat get monitors -l team=shop` selects as `kubectl get -l` does (docs/adr/0037).
  */
-export const MAX_LABELS = 64;
+const MAX_LABELS = 64;
 
 /** The name part of a key, and every value: at most 63 characters, alphanumeric at both ends. */
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
