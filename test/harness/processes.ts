@@ -36,22 +36,27 @@ export interface Finished {
   stderr: string;
 }
 
+/** A child's exit code and everything it printed, once it has ended. */
+export function finished(child: ChildProcess): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** Runs a command to completion, with `stdin` as its standard input when given. */
 export function runMeerkat(
   args: string[],
   env: Record<string, string> = {},
   stdin?: string,
 ): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [meerkatBin, ...args], { env: childEnvironment(env) });
-    child.stdin.end(stdin);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const child = spawn(process.execPath, [meerkatBin, ...args], { env: childEnvironment(env) });
+  child.stdin.end(stdin);
+  return finished(child);
 }
 
 export interface Started {

@@ -6,7 +6,14 @@ import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { registerGetMaintenance } from './get-maintenance.js';
 import { findMonitor, monitorNamesOf, type MonitorScope } from './monitor-lookup.js';
 import { monitorManifest } from './monitor-manifest.js';
-import { outputOption, printItems, type OutputFormat } from './output-format.js';
+import { watchAndPrint, watchOption } from './get-watch.js';
+import {
+  listingOf,
+  listingOptions,
+  printItems,
+  type ListingOptions,
+  type OutputFormat,
+} from './output-format.js';
 import {
   eventColumns,
   integrationColumns,
@@ -17,8 +24,8 @@ import {
   type RunRow,
 } from './resource-columns.js';
 
-interface GetOptions extends HubOptions, MonitorScope {
-  output: OutputFormat;
+interface GetOptions extends HubOptions, MonitorScope, ListingOptions {
+  watch?: boolean;
 }
 
 const isTable = (format: OutputFormat) => format === 'table' || format === 'wide';
@@ -56,26 +63,37 @@ const scopeOptions = (command: Command) =>
 
 function registerMonitors(get: Command): void {
   hubOptions(
-    scopeOptions(get.command('monitors [name]').alias('monitor').alias('mon')).addOption(outputOption()),
+    watchOption(listingOptions(scopeOptions(get.command('monitors [name]').alias('monitor').alias('mon')))),
   )
     .description('monitors with their health and last run (24h); one monitor by name or id')
-    .action(async (name: string | undefined, options: GetOptions) => {
+    .option(
+      '-l, --selector <selector>',
+      'only monitors whose labels match (team=shop,tier!=1,canary,!legacy)',
+    )
+    .action(async (name: string | undefined, options: GetOptions & { selector?: string }) => {
       const hub = connectToHub(options);
-      const monitors =
-        name === undefined ? await hub.listMonitors(options) : [await findMonitor(hub, name, options)];
-      printItems(await withHealth(hub, monitors, options.output), {
-        format: options.output,
+      const read = async () =>
+        withHealth(
+          hub,
+          name === undefined
+            ? await hub.listMonitors({ ...options, labelSelector: options.selector })
+            : [await findMonitor(hub, name, options)],
+          options.output,
+        );
+      const print = () => ({
+        ...listingOf(options),
         kind: 'monitor',
         plural: 'monitors',
         columns: monitorColumns(new Date()),
-        single: name !== undefined,
         manifest: monitorManifest,
       });
+      if (options.watch === true) await watchAndPrint(read, print);
+      printItems(await read(), { ...print(), single: name !== undefined });
     });
 }
 
 function registerRuns(get: Command): void {
-  hubOptions(scopeOptions(get.command('runs [id]').alias('run')).addOption(outputOption()))
+  hubOptions(watchOption(listingOptions(scopeOptions(get.command('runs [id]').alias('run')))))
     .description('the newest runs, of one monitor and status when given; one run by id')
     .option('--monitor <name>', 'only runs of this monitor (name or id)')
     .addOption(
@@ -96,34 +114,37 @@ function registerRuns(get: Command): void {
         if (!Number.isInteger(limit) || limit < 1 || limit > 100)
           throw new CommandFailure(ExitCode.usage, `--limit ${options.limit} is not a number from 1 to 100`);
         const hub = connectToHub(options);
-        let runs: RunRow[];
-        if (id !== undefined) {
+        const monitor =
+          options.monitor === undefined || id !== undefined
+            ? undefined
+            : await findMonitor(hub, options.monitor, options);
+        const read = async (): Promise<RunRow[]> => {
+          if (id === undefined) {
+            const { status, project, environment } = options;
+            return hub.listRuns({ limit, status, project, environment, monitorId: monitor?.id });
+          }
           const run = await hub.getRun(id);
           if (run === undefined) throw new CommandFailure(ExitCode.failed, `run ${id} not found`);
           // One run answers without its monitor's name; a table shows it beside the id.
           const names = isTable(options.output)
             ? await monitorNamesOf(hub, [run.monitorId])
             : new Map<string, string>();
-          runs = [{ ...run, monitorName: names.get(run.monitorId) }];
-        } else {
-          const monitor =
-            options.monitor === undefined ? undefined : await findMonitor(hub, options.monitor, options);
-          const { status, project, environment } = options;
-          runs = await hub.listRuns({ limit, status, project, environment, monitorId: monitor?.id });
-        }
-        printItems(runs, {
-          format: options.output,
+          return [{ ...run, monitorName: names.get(run.monitorId) }];
+        };
+        const print = () => ({
+          ...listingOf(options),
           kind: 'run',
           plural: 'runs',
           columns: runColumns(new Date()),
-          single: id !== undefined,
         });
+        if (options.watch === true) await watchAndPrint(read, print);
+        printItems(await read(), { ...print(), single: id !== undefined });
       },
     );
 }
 
 function registerEventsAndIntegrations(get: Command): void {
-  hubOptions(get.command('events').alias('event').addOption(outputOption()))
+  hubOptions(listingOptions(get.command('events').alias('event')))
     .description('the newest notification events')
     .option('--limit <n>', 'at most this many (1 to 100)', '20')
     .action(async (options: GetOptions & { limit: string }) => {
@@ -140,7 +161,7 @@ function registerEventsAndIntegrations(get: Command): void {
         for (const event of events) event.monitorName = names.get(event.monitorId);
       }
       printItems(events, {
-        format: options.output,
+        ...listingOf(options),
         kind: 'event',
         plural: 'events',
         columns: eventColumns(new Date()),
@@ -148,7 +169,7 @@ function registerEventsAndIntegrations(get: Command): void {
       });
     });
 
-  hubOptions(get.command('integrations [name]').alias('integration').addOption(outputOption()))
+  hubOptions(listingOptions(get.command('integrations [name]').alias('integration')))
     .description('notification integrations (webhook, email, chat); one by name or id')
     .action(async (name: string | undefined, options: GetOptions) => {
       const all = await connectToHub(options).listIntegrations();
@@ -156,7 +177,7 @@ function registerEventsAndIntegrations(get: Command): void {
       if (name !== undefined && chosen.length === 0)
         throw new CommandFailure(ExitCode.failed, `integration "${name}" not found`);
       printItems(chosen, {
-        format: options.output,
+        ...listingOf(options),
         kind: 'integration',
         plural: 'integrations',
         columns: integrationColumns,

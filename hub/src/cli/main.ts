@@ -23,6 +23,8 @@ const subCommands: Record<string, () => Promise<Register>> = {
   trigger: async () => (await import('./trigger.command.js')).registerTriggerCommand,
   delete: async () => (await import('./delete.command.js')).registerDeleteCommand,
   diff: async () => (await import('./diff.command.js')).registerDiffCommand,
+  edit: async () => (await import('./edit.command.js')).registerEditCommand,
+  completion: async () => (await import('./completion.command.js')).registerCompletionCommand,
   logs: async () => (await import('./logs.command.js')).registerLogsCommand,
   version: async () => (await import('./version.command.js')).registerVersionCommand,
   config: async () => (await import('./config.command.js')).registerConfigCommand,
@@ -42,7 +44,11 @@ const program = new Command()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCode.usage));
 
 const requested = process.argv[2];
-const names = requested !== undefined && requested in subCommands ? [requested] : Object.keys(subCommands);
+// `completion` lists every command, so it loads them all, as `--help` does.
+const names =
+  requested !== undefined && requested in subCommands && requested !== 'completion'
+    ? [requested]
+    : Object.keys(subCommands);
 for (const name of names) (await subCommands[name]?.())?.(program);
 
 await runCommand(() => program.parseAsync(process.argv));

@@ -5,7 +5,7 @@ import { CommandFailure, ExitCode } from './exit-codes.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { windowColumns, windowManifest } from './maintenance-columns.js';
 import { matcherOptions, matchersOf, type MatcherFlags } from './matcher-arguments.js';
-import { outputOption, printItems, type OutputFormat } from './output-format.js';
+import { listingOf, listingOptions, printItems, type ListingOptions } from './output-format.js';
 
 interface CreateOptions extends HubOptions, MatcherFlags {
   cron?: string;
@@ -60,14 +60,14 @@ function scheduleOf(options: CreateOptions): MaintenanceSchedule {
 export async function printWindows(
   hub: HubClient,
   name: string | undefined,
-  options: { output: OutputFormat },
+  options: ListingOptions,
 ): Promise<void> {
   const all = await hub.listMaintenanceWindows();
   const chosen = name === undefined ? all : all.filter((w) => w.name === name || w.id === name);
   if (name !== undefined && chosen.length === 0)
     throw new CommandFailure(ExitCode.failed, `maintenance window "${name}" not found`);
   printItems(chosen, {
-    format: options.output,
+    ...listingOf(options),
     kind: 'maintenancewindow',
     plural: 'maintenance windows',
     columns: windowColumns(new Date()),
@@ -109,9 +109,9 @@ export function registerMaintenanceCommand(program: Command): void {
   const maintenance = program
     .command('maintenance')
     .description('planned maintenance windows: notifications held, runs left out of figures');
-  hubOptions(maintenance.command('list [name]').alias('ls').addOption(outputOption()))
+  hubOptions(listingOptions(maintenance.command('list [name]').alias('ls')))
     .description('windows with the occurrence in force and the next one; one by name')
-    .action(async (name: string | undefined, options: HubOptions & { output: OutputFormat }) =>
+    .action(async (name: string | undefined, options: HubOptions & ListingOptions) =>
       printWindows(connectToHub(options), name, options),
     );
   registerCreate(maintenance);

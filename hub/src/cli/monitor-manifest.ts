@@ -12,11 +12,17 @@ const bySpecOrder = ([a]: [string, unknown], [b]: [string, unknown]) =>
  * only `spec` (and `metadata.name`/`namespace` as defaults), so what `get` prints applies back unchanged (ADR 0031).
  */
 export function monitorManifest(monitor: Monitor) {
-  const { id, createdAt, updatedAt, ...spec } = monitor;
+  // Labels where kubectl keeps them; `apply` reads them back from there (contract/monitor-resource.ts).
+  const { id, createdAt, updatedAt, labels, ...spec } = monitor;
   return {
     apiVersion: MONITOR_API_VERSION,
     kind: MONITOR_KIND,
-    metadata: { name: monitor.name, namespace: monitor.project, creationTimestamp: createdAt },
+    metadata: {
+      name: monitor.name,
+      namespace: monitor.project,
+      ...(labels === undefined ? {} : { labels }),
+      creationTimestamp: createdAt,
+    },
     spec: Object.fromEntries(Object.entries(spec).sort(bySpecOrder)),
     status: { monitorId: id, updatedAt },
   };

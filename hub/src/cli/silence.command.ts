@@ -5,7 +5,7 @@ import { CommandFailure, ExitCode } from './exit-codes.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { silenceColumns } from './maintenance-columns.js';
 import { matcherOptions, matchersOf, type MatcherFlags } from './matcher-arguments.js';
-import { outputOption, printItems, type OutputFormat } from './output-format.js';
+import { listingOf, listingOptions, printItems, type ListingOptions } from './output-format.js';
 
 const SILENCE_STATES = ['pending', 'active', 'expired'] as const;
 
@@ -22,7 +22,7 @@ interface CreateOptions extends HubOptions, MatcherFlags {
 export async function printSilences(
   hub: HubClient,
   id: string | undefined,
-  options: { output: OutputFormat; state?: Silence['state'] },
+  options: ListingOptions & { state?: Silence['state'] },
 ): Promise<void> {
   let silences: Silence[];
   if (id === undefined) silences = await hub.listSilences(options.state);
@@ -32,7 +32,7 @@ export async function printSilences(
     silences = [silence];
   }
   printItems(silences, {
-    format: options.output,
+    ...listingOf(options),
     kind: 'silence',
     plural: 'silences',
     columns: silenceColumns(new Date()),
@@ -86,14 +86,12 @@ export function registerSilenceCommand(program: Command): void {
     .description('hold notifications while you deploy or investigate (Alertmanager silences)');
   registerCreate(silence);
 
-  hubOptions(silence.command('list [id]').alias('ls').alias('query').addOption(outputOption()))
+  hubOptions(listingOptions(silence.command('list [id]').alias('ls').alias('query')))
     .addOption(stateOption())
     .description('silences, newest first, expired ones included; one by id')
     .action(
-      async (
-        id: string | undefined,
-        options: HubOptions & { output: OutputFormat; state?: Silence['state'] },
-      ) => printSilences(connectToHub(options), id, options),
+      async (id: string | undefined, options: HubOptions & ListingOptions & { state?: Silence['state'] }) =>
+        printSilences(connectToHub(options), id, options),
     );
 
   hubOptions(silence.command('expire <ids...>').alias('delete').alias('rm'))

@@ -132,12 +132,14 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     async listMonitors(filter: {
       project?: string | undefined;
       environment?: string | undefined;
+      labelSelector?: string | undefined;
     }): Promise<Monitor[]> {
       const all: Monitor[] = [];
       for (let page = 0; ; page += 1) {
         const query = new URLSearchParams({ page: String(page), limit: '100' });
         if (filter.project !== undefined) query.set('project', filter.project);
         if (filter.environment !== undefined) query.set('environment', filter.environment);
+        if (filter.labelSelector !== undefined) query.set('labelSelector', filter.labelSelector);
         const answer = await call<{ data: Monitor[]; total: number }>('GET', `/monitor/?${query.toString()}`);
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;

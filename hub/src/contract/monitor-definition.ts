@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { assertionSchema } from './assertion.js';
 import { boundedJsonSchema, MAX_JSON_DEPTH } from './json-value.js';
 import { heartbeatSchema } from './heartbeat.js';
+import { labelsSchema } from './labels.js';
 import { checkMonitorGraph } from './monitor-graph.js';
 import { notificationDefinitionSchema } from './notification-definition.js';
 import { HEADER_NAME, requestHeadersSchema } from './request-headers.js';
@@ -280,6 +281,7 @@ export const monitorDefinitionSchema = z
       .meta({ description: 'edges: optional, default []. `from` runs before `to`.' }),
     notifications: z.array(notificationDefinitionSchema).max(50).optional(),
     heartbeat: heartbeatSchema.optional(),
+    labels: labelsSchema.optional(),
   })
   .superRefine(checkMonitorGraph)
   .superRefine(checkMonitorKind)

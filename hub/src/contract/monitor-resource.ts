@@ -5,7 +5,7 @@ export const MONITOR_KIND = 'Monitor';
 export interface MonitorResourceShape {
   apiVersion: string;
   kind: string;
-  metadata?: { name?: string; namespace?: string };
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
   spec?: Record<string, unknown>;
 }
 
@@ -24,8 +24,8 @@ export function isMonitorResource(document: unknown): document is MonitorResourc
 }
 
 /**
- * A resource's spec is a monitor definition; `name` defaults to `metadata.name` and `project` to the
- * namespace, so a plain `kubectl apply` of a short resource still yields a complete definition.
+ * A resource's spec is a monitor definition; `name` defaults to `metadata.name`, `project` to the namespace and
+ * `labels` to `metadata.labels`, so a plain `kubectl apply` of a short resource still yields a complete definition.
  */
 export function monitorResourceToDefinition(resource: MonitorResourceShape): Record<string, unknown> {
   const spec = resource.spec ?? {};
@@ -33,5 +33,8 @@ export function monitorResourceToDefinition(resource: MonitorResourceShape): Rec
     ...spec,
     name: spec.name ?? resource.metadata?.name,
     project: spec.project ?? resource.metadata?.namespace,
+    ...(spec.labels === undefined && resource.metadata?.labels !== undefined
+      ? { labels: resource.metadata.labels }
+      : {}),
   };
 }

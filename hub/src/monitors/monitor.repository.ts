@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Transaction } from 'kysely'
 import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
+import { parseLabelSelector, type LabelRequirement } from './label-selector.js';
 
 export type MonitorRow = Selectable<MonitorTable>;
 
@@ -87,6 +88,23 @@ export async function findMonitorsByName(
 export interface MonitorFilter {
   project?: string | undefined;
   environment?: string | undefined;
+  /** Kubernetes' label selector (label-selector.ts), already checked by the route. */
+  labelSelector?: string | undefined;
+}
+
+/** One requirement on `definition.labels`; a missing key reads as NULL, so `!=` holds without it, as in Kubernetes. */
+function labelCondition(requirement: LabelRequirement) {
+  const value = sql<string | null>`(definition -> 'labels' ->> ${requirement.key})`;
+  switch (requirement.operator) {
+    case '=':
+      return sql<boolean>`${value} = ${requirement.value}`;
+    case '!=':
+      return sql<boolean>`${value} is distinct from ${requirement.value}`;
+    case 'exists':
+      return sql<boolean>`${value} is not null`;
+    case '!exists':
+      return sql<boolean>`${value} is null`;
+  }
 }
 
 export async function listMonitors(
@@ -98,6 +116,8 @@ export async function listMonitors(
   let query = db.selectFrom('monitors').where('organization_id', '=', organizationId);
   if (filter.project !== undefined) query = query.where('project', '=', filter.project);
   if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
+  for (const requirement of parseLabelSelector(filter.labelSelector ?? ''))
+    query = query.where(labelCondition(requirement));
   const [rows, count] = await Promise.all([
     query
       .selectAll()

@@ -1,10 +1,30 @@
 import { z } from 'zod';
 import { monitorIdSchema, scopeNameSchema } from '../contract/monitor-definition.js';
+import { LabelSelectorError, MAX_SELECTOR_LENGTH, parseLabelSelector } from './label-selector.js';
+
+/** Checked here so a wrong selector is a 400 naming `labelSelector`; the repository parses it again to query. */
+const labelSelectorSchema = z
+  .string()
+  .max(MAX_SELECTOR_LENGTH)
+  .superRefine((selector, ctx) => {
+    try {
+      parseLabelSelector(selector);
+    } catch (error) {
+      if (!(error instanceof LabelSelectorError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  })
+  .meta({
+    description:
+      'Only monitors whose labels match, as `kubectl get -l`: `team=shop,tier!=1,canary,!legacy` ' +
+      '(equality and existence requirements, all of which must hold).',
+  });
 
 /** `page` is zero-based; out-of-range values are refused, never clamped. */
 export const listMonitorsQuery = z.strictObject({
   project: scopeNameSchema.optional(),
   environment: scopeNameSchema.optional(),
+  labelSelector: labelSelectorSchema.optional(),
   page: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
