@@ -182,3 +182,41 @@ export async function seedFleet(hub: TestHub, count: number): Promise<void> {
       ),
     );
 }
+
+/** One finished run of a stored monitor, started at `at`, recorded through the workers' path (rollups included). */
+export async function recordFinishedRun(
+  hub: TestHub,
+  monitorId: string,
+  success: boolean,
+  at = new Date(Date.now() - 1000),
+): Promise<void> {
+  const startedAt = at;
+  const [row] = await insertRuns(hub.db, [
+    {
+      organization_id: 'acme',
+      id: newId('run'),
+      monitor_id: monitorId,
+      execution_group_id: newId('grp'),
+      location: 'default',
+      environment: 'production',
+      status: 'running',
+      triggered_by: 'schedule',
+      schedule_slot: null,
+      started_at: startedAt,
+      errors: JSON.stringify([]),
+    },
+  ]);
+  if (row === undefined) throw new Error('the run was not inserted');
+  await recordRunResult(
+    hub.db,
+    row,
+    {
+      success,
+      errors: success ? [] : ['order: status EQUAL 200, got 503'],
+      steps: [],
+      completedAt: new Date(startedAt.getTime() + 120),
+      durationMs: 120,
+    },
+    [rollupHook],
+  );
+}

@@ -61,6 +61,10 @@ describe('the monitor page', () => {
       /^1 runs over 24h, 0\.0 % successful/,
     );
     expect(await page.locator('.latency-chart canvas').count()).toBe(1);
+    // The legend names the series without a "--" waiting for the pointer.
+    const legend = await page.locator('.latency-chart .u-legend').textContent();
+    expect(legend).toContain('duration (ms)');
+    expect(legend).not.toContain('--');
     const run = page.getByRole('link', { name: /UTC$/ }).first();
     expect(await run.getAttribute('href')).toBe(`/ui/runs/${runId}`);
     expect(await page.locator('.graph g.node').count()).toBe(3);

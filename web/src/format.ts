@@ -9,3 +9,6 @@ export const when = (iso: string | null | undefined) =>
     : new Date(iso).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 /** Expected and actual values of an assertion, as JSON so a string and a number look different. */
 export const shown = (value: unknown) => (value === undefined ? '(absent)' : JSON.stringify(value));
+/** A chart's time tick (Unix seconds) as `MM-DD HH:mm` in UTC, 24-hour like `when`. */
+export const utcTick = (seconds: number) =>
+  new Date(seconds * 1000).toISOString().slice(5, 16).replace('T', ' ');

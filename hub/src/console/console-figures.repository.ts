@@ -95,3 +95,33 @@ export async function listHourCounts(
     failures: Number(row.failure_count),
   }));
 }
+
+/**
+ * The hours with a failure of `monitorIds` (every environment, hour tier) from `since`, by monitor and hour, with
+ * the result the hour ended on: what a status page's incident history is made of.
+ */
+export async function listFailingHours(
+  db: Executor,
+  organizationId: string,
+  monitorIds: readonly string[],
+  since: Date,
+): Promise<Array<{ monitorId: string; hour: Date; failures: number; endedFailing: boolean }>> {
+  if (monitorIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('run_rollups_hour')
+    .select(['monitor_id', 'hour', 'failure_count', 'last_success'])
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', ALL_ENVIRONMENTS)
+    .where('monitor_id', 'in', monitorIds)
+    .where('hour', '>=', since)
+    .where('failure_count', '>', 0)
+    .orderBy('monitor_id')
+    .orderBy('hour')
+    .execute();
+  return rows.map((row) => ({
+    monitorId: row.monitor_id,
+    hour: row.hour,
+    failures: Number(row.failure_count),
+    endedFailing: row.last_success === false,
+  }));
+}

@@ -11,10 +11,18 @@ import type {
 import type { Db } from '../db/database.js';
 import { NotFoundError } from '../http/errors.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
+import { rowHealth } from '../metrics/row-health.js';
 import { DAY_MS, dayOf, HOUR_MS, hourOf } from '../metrics/time-buckets.js';
 import type { Clock } from '../system/clock.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
-import { listHourCounts, listMonitorProjects, listUptimeDays } from './console-figures.repository.js';
+import { windowsAheadOf } from '../maintenance/maintenance-ahead.js';
+import {
+  listFailingHours,
+  listHourCounts,
+  listMonitorProjects,
+  listUptimeDays,
+} from './console-figures.repository.js';
+import { incidentsOf } from './status-incidents.js';
 import {
   findEnabledStatusPageBySlug,
   findStatusPage,
@@ -103,28 +111,56 @@ export function createConsoleService({ db, clock, metrics }: ConsoleServiceDeps)
       return statusPageOf(row);
     },
 
-    /** Names, health and uptime bars of a published page; an unknown slug and a switched-off page are alike 404. */
+    /**
+     * Names, health, uptime bars, incidents and maintenance of a published page; an unknown slug and a switched-off
+     * page are alike 404.
+     */
     async publicStatusPage(slug: string): Promise<PublicStatusPage> {
       const page = await findEnabledStatusPageBySlug(db, slug);
       if (page === undefined) throw new NotFoundError('no such status page');
       const org = page.organization_id;
       const monitors = await listProjectMonitors(db, org, page.project);
-      const daysOf = await uptimeDaysOf(
-        org,
-        monitors.map((m) => m.id),
-        STATUS_PAGE_DAYS,
-      );
+      const ids = monitors.map((m) => m.id);
+      const now = clock.now();
+      const [daysOf, rows, failingHours, windows] = await Promise.all([
+        uptimeDaysOf(org, ids, STATUS_PAGE_DAYS),
+        metrics.rows(org, { period: '24h' }),
+        listFailingHours(db, org, ids, new Date(dayOf(now).getTime() - (STATUS_PAGE_DAYS - 1) * DAY_MS)),
+        windowsAheadOf(db, org, ids, now),
+      ]);
+      // "unknown" where the console says "no data": no run in the period (rowHealth).
       const health = new Map(
-        (await metrics.rows(org, { period: '24h' })).map((r) => [r.monitorId, r.status]),
+        rows.map((r) => {
+          const shown = rowHealth(r, '24h', now.getTime());
+          return [r.monitorId, shown === 'no_data' ? ('unknown' as const) : shown];
+        }),
       );
+      const names = new Map(monitors.map((m) => [m.id, m.name]));
       return {
         project: page.project,
         monitors: monitors.map((m) => ({
           name: m.name,
-          // A monitor saved after the fleet snapshot was taken has no figures yet.
+          // A monitor saved after the metrics rows were read is not among them yet.
           status: health.get(m.id) ?? 'unknown',
           days: daysOf(m.id).map(({ day, uptimePercent }) => ({ day, uptimePercent })),
         })),
+        incidents: incidentsOf(failingHours, {
+          nameOf: (id) => names.get(id),
+          failingNow: (id) => health.get(id) === 'failing',
+        }),
+        maintenance: windows.flatMap(({ name, current, next, monitorIds }) => {
+          const occurrence = current ?? next;
+          if (occurrence === undefined) return [];
+          return [
+            {
+              name,
+              start: occurrence.start.toISOString(),
+              end: occurrence.end.toISOString(),
+              active: current !== undefined,
+              monitors: monitorIds.flatMap((id) => names.get(id) ?? []),
+            },
+          ];
+        }),
       };
     },
   };

@@ -67,7 +67,38 @@ export type StatusPage = z.infer<typeof statusPageSchema>;
 
 export const publicStatusParams = z.strictObject({ slug: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/) });
 
-/** What anyone may read without a key: names, current health and uptime bars, nothing else. */
+const timestamp = z.iso.datetime();
+
+/** A stretch of consecutive hours in which a monitor had failed runs (hour tier, every environment). */
+export const publicIncidentSchema = z
+  .object({
+    monitor: z.string().meta({ description: 'The monitor’s name.' }),
+    start: timestamp.meta({ description: 'The start of its first hour with a failed run.' }),
+    end: timestamp.nullable().meta({
+      description: 'The end of its last hour with a failed run; null while the monitor is still failing.',
+    }),
+    failedRuns: z.number().int(),
+  })
+  .meta({ id: 'PublicIncident' });
+export type PublicIncident = z.infer<typeof publicIncidentSchema>;
+
+/** A maintenance window over some of the page's monitors: its occurrence in force, or else its next one. */
+const publicMaintenanceSchema = z
+  .object({
+    name: z.string(),
+    start: timestamp,
+    end: timestamp,
+    active: z
+      .boolean()
+      .meta({ description: 'True while the occurrence is in force, false for the next one.' }),
+    monitors: z.array(z.string()).meta({ description: 'The names of the page’s monitors it matches.' }),
+  })
+  .meta({ id: 'PublicMaintenance' });
+
+/**
+ * What anyone may read without a key: names, current health, uptime bars, incidents and maintenance windows,
+ * nothing else (no ids, environments, URLs, errors or matchers).
+ */
 export const publicStatusPageSchema = z
   .object({
     project: z.string(),
@@ -78,6 +109,12 @@ export const publicStatusPageSchema = z
         days: z.array(uptimeDaySchema.pick({ day: true, uptimePercent: true })),
       }),
     ),
+    incidents: z.array(publicIncidentSchema).meta({
+      description: 'The last 90 days’ incidents, newest first, at most 50.',
+    }),
+    maintenance: z.array(publicMaintenanceSchema).meta({
+      description: 'Windows in force now or still to come over any of the monitors, by name.',
+    }),
   })
   .meta({ id: 'PublicStatusPage' });
 export type PublicStatusPage = z.infer<typeof publicStatusPageSchema>;

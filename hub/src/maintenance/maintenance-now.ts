@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.js';
 import { listWindows } from './maintenance-window.repository.js';
 import { monitorsWithLocations } from './monitor-labels.repository.js';
-import { matchesAll } from './run-matchers.js';
+import { matchesMonitor } from './run-matchers.js';
 import { occurrenceAt } from './window-schedule.js';
 
 /** The maintenance window a monitor is in now, as the metrics API and Prometheus show it. */
@@ -29,17 +29,7 @@ export async function maintenanceNowOf(
     .filter((w) => w.occurrence !== undefined);
   if (inForce.length === 0) return found;
   for (const monitor of await monitorsWithLocations(db, organizationId, monitorIds)) {
-    const over = inForce.find(({ window }) =>
-      monitor.locations.some((location) =>
-        matchesAll(window.matchers, {
-          monitor: monitor.name,
-          monitorId: monitor.id,
-          project: monitor.project,
-          environment: monitor.environment,
-          location,
-        }),
-      ),
-    );
+    const over = inForce.find(({ window }) => matchesMonitor(window.matchers, monitor));
     if (over?.occurrence !== undefined)
       found.set(monitor.id, {
         windowId: over.window.id,

@@ -9,3 +9,19 @@ export function matchesAll(matchers: readonly Matcher[], labels: RunLabels): boo
     (matcher) => matcher.values.includes(labels[matcher.label]) === (matcher.operator === '='),
   );
 }
+
+/** True when `matchers` match the monitor's runs in at least one of its locations. */
+export function matchesMonitor(
+  matchers: readonly Matcher[],
+  monitor: { id: string; name: string; project: string; environment: string; locations: readonly string[] },
+): boolean {
+  return monitor.locations.some((location) =>
+    matchesAll(matchers, {
+      monitor: monitor.name,
+      monitorId: monitor.id,
+      project: monitor.project,
+      environment: monitor.environment,
+      location,
+    }),
+  );
+}

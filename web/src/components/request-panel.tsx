@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { Monitor, StepResult } from '../types.js';
 
 type Node = Monitor['nodes'][number];
@@ -6,7 +7,16 @@ type Node = Monitor['nodes'][number];
 const headerText = (value: unknown) => (typeof value === 'string' ? value : '[secret]');
 
 /** The request an HTTP step sent (as the runner reported it) and the headers its node defines. */
-export function RequestPanel({ step, node }: { step: StepResult; node: Node | undefined }) {
+export function RequestPanel({
+  step,
+  node,
+  children,
+}: {
+  step: StepResult;
+  node: Node | undefined;
+  /** Shown after the response: the TLS facts of an HTTPS request. */
+  children?: ComponentChildren;
+}) {
   const headers = node?.type === 'HTTP_REQUEST' ? Object.entries(node.headers ?? {}) : [];
   return (
     <section class="request" aria-labelledby={`request-${step.nodeId}`}>
@@ -53,6 +63,7 @@ export function RequestPanel({ step, node }: { step: StepResult; node: Node | un
           </pre>
         </figure>
       )}
+      {children}
       {step.error !== undefined && (
         <p class="error">
           <strong>{step.errorClass ?? 'error'}:</strong> {step.error}

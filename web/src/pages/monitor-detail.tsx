@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, apiData } from '../api.js';
+import { HeartbeatSummary } from '../components/heartbeat-panel.js';
 import { LatencyChart } from '../components/latency-chart.js';
 import { MonitorGraph } from '../components/monitor-graph.js';
 import { NotificationRules } from '../components/notification-rules.js';
@@ -83,7 +84,10 @@ export function MonitorDetailPage({
           {metrics.maintenance.excludeFromFigures ? '; its runs are left out of the figures' : ''}
         </p>
       )}
-      {principal.permissions.includes('runs:write') && <RunNow monitor={monitor} />}
+      {/* A heartbeat runs nothing: the hub refuses to trigger it (409). */}
+      {principal.permissions.includes('runs:write') && monitor.heartbeat === undefined && (
+        <RunNow monitor={monitor} />
+      )}
       <section aria-labelledby="uptime">
         <h2 id="uptime">Uptime, last 90 days</h2>
         <UptimeBars days={days} />
@@ -165,7 +169,11 @@ export function MonitorDetailPage({
       </section>
       <section aria-labelledby="definition">
         <h2 id="definition">Definition</h2>
-        <MonitorGraph monitor={monitor} />
+        {monitor.heartbeat === undefined ? (
+          <MonitorGraph monitor={monitor} />
+        ) : (
+          <HeartbeatSummary monitor={monitor} runs={runs} />
+        )}
         <details>
           <summary>The definition as stored</summary>
           <pre>{JSON.stringify({ ...monitor, createdAt: undefined, updatedAt: undefined }, null, 2)}</pre>

@@ -1,72 +1,40 @@
 import { useEffect, useMemo } from 'preact/hooks';
-import { Sparkline } from '../components/sparkline.js';
+import { HourBars, HourTooltip } from '../components/hour-bars.js';
 import { ms, percent, when } from '../format.js';
 import { useLoad } from '../load.js';
 import { Link, navigate, useLocation } from '../router.js';
-import type { Period } from '../types.js';
+import type { MonitorMetricsRow, Period } from '../types.js';
 import { compareMonitorRows } from '../../../hub/src/metrics/monitor-row-order.js';
 import { loadOverview, type SortField } from './overview-data.js';
+import { Choice, HealthSummary, Pager } from './overview-controls.js';
+import { compareByHealth, HEALTHS, HEALTH_LABELS, type Health } from './overview-health.js';
+import { rowHealth } from '../../../hub/src/metrics/row-health.js';
 import { consoleMonitorPath } from '../../../hub/src/contract/console-paths.js';
 
 const PERIODS: Period[] = ['1h', '6h', '24h', '7d', '30d'];
-/** Rows drawn at a time: a thousand rows with a sparkline each take the browser a second to lay out. */
+/** Rows drawn at a time: a thousand rows with an hour bar each take the browser a second to lay out. */
 const ROWS_PER_PAGE = 100;
-const SORTS: Array<[SortField, string]> = [
+/** `health` (failing first) is the console's own order and its default; the others are the metrics API's. */
+const SORTS: Array<[SortField | 'health', string]> = [
   ['name', 'Name'],
+  ['health', 'Health, failing first'],
   ['success_rate', 'Success rate'],
   ['p95_duration_ms', 'p95'],
   ['run_count', 'Runs'],
 ];
-
-function Choice(props: {
-  id: string;
-  label: string;
-  value: string;
-  options: Array<[string, string]>;
-  onChange: (v: string) => void;
-}) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
-        {props.options.map(([value, text]) => (
-          <option key={value} value={value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-function Pager({ index, pages, onPage }: { index: number; pages: number; onPage: (index: number) => void }) {
-  if (pages <= 1) return null;
-  return (
-    <nav class="pager" aria-label="Pages of monitors">
-      <button type="button" disabled={index === 0} onClick={() => onPage(index - 1)}>
-        Previous
-      </button>
-      <span>
-        Page {index + 1} of {pages}
-      </span>
-      <button type="button" disabled={index + 1 >= pages} onClick={() => onPage(index + 1)}>
-        Next
-      </button>
-    </nav>
-  );
-}
 
 /** Every monitor of the organization with its health; the filters live in the address, so a view can be shared. */
 export function OverviewPage() {
   const url = useLocation();
   const q = url.searchParams;
   const period = PERIODS.find((p) => p === q.get('period')) ?? '24h';
-  const [project, environment, status] = [
+  const [project, environment, search] = [
     q.get('project') ?? '',
     q.get('environment') ?? '',
-    q.get('status') ?? '',
+    q.get('q') ?? '',
   ];
-  const sort = SORTS.find(([s]) => s === q.get('sort'))?.[0] ?? 'name';
+  const status: Health | '' = HEALTHS.find((h) => h === q.get('status')) ?? '';
+  const sort = SORTS.find(([s]) => s === q.get('sort'))?.[0] ?? 'health';
   const order = q.get('order') === 'desc' ? 'desc' : 'asc';
   const pageIndex = Math.max(0, Number.parseInt(q.get('page') ?? '0', 10) || 0);
   const [loaded] = useLoad(() => loadOverview(period), [period]);
@@ -80,17 +48,33 @@ export function OverviewPage() {
   };
 
   const data = loaded.state === 'ready' ? loaded.data : undefined;
+  const health = useMemo(() => {
+    const byId = new Map(
+      (data?.rows ?? []).map((r) => [r.monitorId, rowHealth(r, period, data?.loadedAt ?? 0)]),
+    );
+    return (r: MonitorMetricsRow) => byId.get(r.monitorId) ?? 'no_data';
+  }, [data, period]);
+  // Project, environment and name narrow the fleet; the health strip counts what they leave and filters it.
+  const narrowed = useMemo(() => {
+    const needle = search.trim().toLowerCase();
+    return (data?.rows ?? []).filter(
+      (r) =>
+        (project === '' || r.project === project) &&
+        (environment === '' || r.environment === environment) &&
+        (needle === '' || r.monitorName.toLowerCase().includes(needle)),
+    );
+  }, [data, project, environment, search]);
+  const counts = useMemo(() => {
+    const all = Object.fromEntries(HEALTHS.map((h) => [h, 0])) as Record<Health, number>;
+    for (const r of narrowed) all[health(r)] += 1;
+    return all;
+  }, [narrowed, health]);
   const shown = useMemo(
     () =>
-      (data?.rows ?? [])
-        .filter(
-          (r) =>
-            (project === '' || r.project === project) &&
-            (environment === '' || r.environment === environment) &&
-            (status === '' || r.status === status),
-        )
-        .sort(compareMonitorRows(sort, order)),
-    [data, project, environment, status, sort, order],
+      narrowed
+        .filter((r) => status === '' || health(r) === status)
+        .sort(sort === 'health' ? compareByHealth(health, order) : compareMonitorRows(sort, order)),
+    [narrowed, health, status, sort, order],
   );
   useEffect(() => {
     if (data !== undefined) {
@@ -107,6 +91,16 @@ export function OverviewPage() {
     <section>
       <h1>Monitors</h1>
       <form class="filters" aria-label="Filter and sort" onSubmit={(e) => e.preventDefault()}>
+        <div class="field">
+          <label for="search">Name</label>
+          <input
+            id="search"
+            type="search"
+            placeholder="Search by name"
+            value={search}
+            onInput={(e) => set('q', e.currentTarget.value)}
+          />
+        </div>
         <Choice
           id="period"
           label="Period"
@@ -128,18 +122,6 @@ export function OverviewPage() {
           options={[['', 'All'], ...distinct((r) => r.environment)]}
           onChange={(v) => set('environment', v)}
         />
-        <Choice
-          id="status"
-          label="Health"
-          value={status}
-          options={[
-            ['', 'All'],
-            ['healthy', 'Healthy'],
-            ['degraded', 'Degraded'],
-            ['failing', 'Failing'],
-          ]}
-          onChange={(v) => set('status', v)}
-        />
         <Choice id="sort" label="Sort by" value={sort} options={SORTS} onChange={(v) => set('sort', v)} />
         <Choice
           id="order"
@@ -156,6 +138,7 @@ export function OverviewPage() {
         <p role="status">Loading the monitors…</p>
       ) : (
         <>
+          <HealthSummary counts={counts} selected={status} onSelect={(h) => set('status', h)} />
           <table class="overview">
             <caption role="status">
               {shown.length} of {data.rows.length} monitors, figures over {period}
@@ -181,18 +164,24 @@ export function OverviewPage() {
                   <td>{r.project}</td>
                   <td>{r.environment}</td>
                   <td>
-                    <span class={`badge ${r.status}`}>{r.status}</span>
+                    <span class={`badge ${health(r)}`}>{HEALTH_LABELS[health(r)].toLowerCase()}</span>
                   </td>
                   <td>{r.runCount === 0 ? '—' : percent(r.successRate)}</td>
                   <td>{r.runCount === 0 ? '—' : ms(r.p95DurationMs)}</td>
                   <td>{when(r.lastRunAt)}</td>
                   <td>
-                    <Sparkline series={data.hourly.get(r.monitorId)} hours={24} now={data.loadedAt} />
+                    <HourBars
+                      monitorId={r.monitorId}
+                      series={data.hourly.get(r.monitorId)}
+                      hours={24}
+                      now={data.loadedAt}
+                    />
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
+          <HourTooltip hourly={data.hourly} hours={24} now={data.loadedAt} />
           <Pager
             index={pageIndex}
             pages={Math.ceil(shown.length / ROWS_PER_PAGE)}

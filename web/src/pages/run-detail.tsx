@@ -1,8 +1,11 @@
 import { useEffect } from 'preact/hooks';
 import { apiData } from '../api.js';
 import { AssertionTable } from '../components/assertion-table.js';
+import { CheckPanel } from '../components/check-panel.js';
+import { HeartbeatPanel } from '../components/heartbeat-panel.js';
 import { MonitorGraph } from '../components/monitor-graph.js';
 import { RequestPanel } from '../components/request-panel.js';
+import { TlsFactsPanel } from '../components/tls-facts.js';
 import { Waterfall } from '../components/waterfall.js';
 import { ms, when } from '../format.js';
 import { useLoad } from '../load.js';
@@ -17,7 +20,7 @@ async function loadRun(runId: string) {
     () => undefined,
   );
   performance.mark('run-api-answered');
-  return { run, monitor };
+  return { run, monitor, loadedAt: Date.now() };
 }
 
 /** The page a notification links to: what the run did, step by step, and why it failed. */
@@ -32,12 +35,14 @@ export function RunDetailPage({ runId }: { runId: string }) {
   if (loaded.state === 'loading') return <p role="status">Loading the run…</p>;
   if (loaded.state === 'failed')
     return <p role="alert">The run could not be loaded: {loaded.error.message}</p>;
-  const { run, monitor } = loaded.data;
+  const { run, monitor, loadedAt } = loaded.data;
   const steps = (run.steps ?? []) as unknown as StepResult[];
   const outcome = run.success === null ? run.status : run.success ? 'passed' : 'failed';
   const assertions = steps.flatMap((s) => s.assertions ?? []);
   const errorClasses = [...new Set(steps.flatMap((s) => (s.errorClass === undefined ? [] : [s.errorClass])))];
   const status = Object.fromEntries(steps.map((s) => [s.nodeId, s.status]));
+  // A heartbeat's run is a ping (or a missed one) the hub recorded: nothing ran, so there is no waterfall.
+  const heartbeat = steps.find((s) => (s.type as string) === 'HEARTBEAT');
   return (
     <article class="run">
       <h1>
@@ -68,25 +73,37 @@ export function RunDetailPage({ runId }: { runId: string }) {
           </ul>
         </section>
       )}
-      <section aria-labelledby="waterfall">
-        <h2 id="waterfall">Waterfall</h2>
-        {steps.length === 0 ? <p>The run reported no steps.</p> : <Waterfall steps={steps} />}
-      </section>
+      {heartbeat !== undefined ? (
+        <HeartbeatPanel step={heartbeat} monitor={monitor} />
+      ) : (
+        <section aria-labelledby="waterfall">
+          <h2 id="waterfall">Waterfall</h2>
+          {steps.length === 0 ? <p>The run reported no steps.</p> : <Waterfall steps={steps} />}
+        </section>
+      )}
       {assertions.length > 0 && (
         <section aria-labelledby="assertions-heading">
           <h2 id="assertions-heading">Assertions</h2>
           <AssertionTable assertions={assertions} />
         </section>
       )}
-      <section aria-labelledby="requests">
-        <h2 id="requests">Requests</h2>
-        {steps
-          .filter((s) => s.type === 'HTTP_REQUEST')
-          .map((s) => (
-            <RequestPanel key={s.nodeId} step={s} node={monitor?.nodes.find((n) => n.id === s.nodeId)} />
-          ))}
-      </section>
-      {monitor !== undefined && (
+      {steps.some((s) => s.request !== undefined || s.type === 'HTTP_REQUEST') && (
+        <section aria-labelledby="requests">
+          <h2 id="requests">Requests</h2>
+          {steps.map((s) =>
+            s.type === 'HTTP_REQUEST' ? (
+              <RequestPanel key={s.nodeId} step={s} node={monitor?.nodes.find((n) => n.id === s.nodeId)}>
+                {s.tls !== undefined && (
+                  <TlsFactsPanel tls={s.tls} now={loadedAt} labelledBy={`request-${s.nodeId}`} />
+                )}
+              </RequestPanel>
+            ) : (
+              <CheckPanel key={s.nodeId} step={s} now={loadedAt} />
+            ),
+          )}
+        </section>
+      )}
+      {monitor !== undefined && heartbeat === undefined && (
         <section aria-labelledby="graph">
           <h2 id="graph">Graph</h2>
           <MonitorGraph monitor={monitor} status={status} />

@@ -1,10 +1,12 @@
 import { useEffect } from 'preact/hooks';
 import { apiData } from '../api.js';
-import { UptimeBars } from '../components/uptime-bars.js';
+import { meanUptime, UptimeBars } from '../components/uptime-bars.js';
+import { percent } from '../format.js';
 import { useLoad } from '../load.js';
 import type { PublicStatusPage } from '../types.js';
+import { IncidentHistory, MaintenanceList } from './status-history.js';
 
-/** A project's published status: no key, and nothing but names, health and uptime bars. */
+/** A project's published status: no key; names, health, uptime, incidents and maintenance, nothing else. */
 export function StatusPagePage({ slug }: { slug: string }) {
   const [loaded] = useLoad(
     () => apiData<PublicStatusPage>(`/status-pages/public/${encodeURIComponent(slug)}`, { anonymous: true }),
@@ -17,22 +19,35 @@ export function StatusPagePage({ slug }: { slug: string }) {
   if (loaded.state === 'failed') return <p role="alert">There is no status page here.</p>;
   const page = loaded.data;
   const down = page.monitors.filter((m) => m.status === 'failing').length;
+  const inMaintenance = page.maintenance.some((w) => w.active);
   return (
     <section class="status-page">
       <h1>{page.project} status</h1>
       <p class={`summary ${down === 0 ? 'healthy' : 'failing'}`}>
         {down === 0 ? 'All systems operational' : `${down} of ${page.monitors.length} failing`}
+        {inMaintenance && ' · maintenance in progress'}
       </p>
+      <MaintenanceList windows={page.maintenance} />
       <ul class="status-monitors">
-        {page.monitors.map((m, i) => (
-          <li key={i}>
-            <h2>
-              {m.name} <span class={`badge ${m.status}`}>{m.status}</span>
-            </h2>
-            <UptimeBars days={m.days} />
-          </li>
-        ))}
+        {page.monitors.map((m, i) => {
+          const uptime = meanUptime(m.days);
+          return (
+            <li key={i}>
+              <h2>
+                {m.name}{' '}
+                <span class={`badge ${m.status === 'unknown' ? 'no_data' : m.status}`}>
+                  {m.status === 'unknown' ? 'no data' : m.status}
+                </span>
+              </h2>
+              <p class="uptime-figure">
+                {uptime === null ? 'No runs in 90 days' : `${percent(uptime)} uptime over 90 days`}
+              </p>
+              <UptimeBars days={m.days} />
+            </li>
+          );
+        })}
       </ul>
+      <IncidentHistory incidents={page.incidents} />
     </section>
   );
 }
