@@ -85,13 +85,14 @@ const operatorSettings = (KUBECONFIG: string) => ({
   STARTUP_WAIT_SECONDS: '1',
 });
 
+/** `meerkat operator` with a kubeconfig for `server` trusting `ca`, run until it exits. */
+const operatorWith = (server: string, ca: string) =>
+  runMeerkat(['operator'], operatorSettings(kubeconfig(server, ca)));
+
 describe('meerkat operator and an API server it cannot use', { timeout: 120_000 }, () => {
   it('names the certificate-authority and KUBECONFIG when the server’s certificate is signed by another CA', async () => {
     const server = await apiServer(leaf(['127.0.0.1']));
-    const { code, stderr } = await runMeerkat(
-      ['operator'],
-      operatorSettings(kubeconfig(server, otherAuthority.certificate)),
-    );
+    const { code, stderr } = await operatorWith(server, otherAuthority.certificate);
     expect(code).toBe(2);
     expect(stderr).toBe(
       `meerkat: invalid setting KUBECONFIG: cannot verify the API server ${server} of cluster "laptop": unable ` +
@@ -102,10 +103,7 @@ describe('meerkat operator and an API server it cannot use', { timeout: 120_000 
 
   it('says so when the certificate is for another address', async () => {
     const server = await apiServer(leaf(['kube.example']));
-    const { code, stderr } = await runMeerkat(
-      ['operator'],
-      operatorSettings(kubeconfig(server, authority.certificate)),
-    );
+    const { code, stderr } = await operatorWith(server, authority.certificate);
     expect(code).toBe(2);
     expect(stderr).toMatch(
       /^meerkat: invalid setting KUBECONFIG: cannot verify the API server .*\(ERR_TLS_CERT_ALTNAME_INVALID\)/,
@@ -115,10 +113,7 @@ describe('meerkat operator and an API server it cannot use', { timeout: 120_000 
 
   it('gives up on an address nothing answers after STARTUP_WAIT_SECONDS, in one line', async () => {
     const server = `https://127.0.0.1:${await freePort()}`;
-    const { code, stderr } = await runMeerkat(
-      ['operator'],
-      operatorSettings(kubeconfig(server, authority.certificate)),
-    );
+    const { code, stderr } = await operatorWith(server, authority.certificate);
     expect(code).toBe(2);
     expect(stderr).toMatch(
       new RegExp(
@@ -129,10 +124,7 @@ describe('meerkat operator and an API server it cannot use', { timeout: 120_000 
   });
 
   it('refuses an http:// server in one line', async () => {
-    const { code, stderr } = await runMeerkat(
-      ['operator'],
-      operatorSettings(kubeconfig('http://127.0.0.1:9', authority.certificate)),
-    );
+    const { code, stderr } = await operatorWith('http://127.0.0.1:9', authority.certificate);
     expect(code).toBe(2);
     expect(stderr).toMatch(
       /^meerkat: invalid setting KUBECONFIG: cannot use the API server http:\/\/127\.0\.0\.1:9 .*HTTP/,
