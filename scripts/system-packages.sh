@@ -19,6 +19,8 @@ readonly PACKAGES=(
   chromium:/usr/bin/chromium
   # The Kubernetes tier's cluster (test/kube).
   etcd-server:etcd openssl:openssl
+  # The Argo CD health script docs/operator.md documents (test/operator/operator-readiness.kube.test.ts).
+  lua5.4:lua5.4
   # The node tier (test/node): pods through containerd and runc, images built with buildah on a debootstrap'd base.
   runc:runc containerd:containerd buildah:buildah debootstrap:debootstrap curl:curl
   # Building Kubernetes (scripts/kube/build-binaries.sh) and the pause program.

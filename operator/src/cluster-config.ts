@@ -10,6 +10,13 @@ import { InvalidSettingError } from '../../hub/src/config/invalid-setting-error.
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
+/** The setting a start-up failure names: where the cluster's address and certificate-authority came from. */
+export function clusterSetting(env: NodeJS.ProcessEnv): string {
+  if (env.KUBECONFIG) return 'KUBECONFIG';
+  const inPod = env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(SERVICE_ACCOUNT_TOKEN);
+  return inPod ? 'KUBERNETES_SERVICE_HOST (the pod’s service account)' : 'KUBECONFIG (~/.kube/config)';
+}
+
 export function loadClusterConfig(env: NodeJS.ProcessEnv, home = homedir()): KubeConfig {
   const files = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
   if (files.length > 0 && !files.some((file) => existsSync(file))) {

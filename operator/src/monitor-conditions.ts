@@ -38,3 +38,8 @@ export function sameStatus(
 export function toKubeTime(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }
+
+/** The list without conditions of these types (kstatus' abnormal-true types are absent when they do not apply). */
+export function withoutConditions(conditions: readonly Condition[], ...types: string[]): Condition[] {
+  return conditions.filter((condition) => !types.includes(condition.type));
+}

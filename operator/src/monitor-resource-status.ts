@@ -12,7 +12,11 @@ export const CLEANUP_FINALIZER = 'meerkat.dev/cleanup';
 
 export const conditionSchema = z
   .object({
-    type: z.string().meta({ description: 'type: required. `Synced`, `Healthy` or `HubReachable`.' }),
+    type: z.string().meta({
+      description:
+        'type: required. `Ready`, `Reconciling`, `Stalled` (as kstatus reads them), `Synced`, `Healthy` or ' +
+        '`HubReachable`.',
+    }),
     status: z.enum(['True', 'False', 'Unknown']).meta({ description: 'status: required.' }),
     observedGeneration: z.int().min(0).optional().meta({
       description: 'observedGeneration: optional. The metadata.generation this condition was set for.',
@@ -41,8 +45,8 @@ export const monitorResourceStatusSchema = z
       .optional()
       .meta({
         description:
-          'observedGeneration: optional. The metadata.generation the hub last accepted; a generation the hub ' +
-          'refused never shows here (Synced=False says why).',
+          'observedGeneration: optional. The metadata.generation the operator last reached a verdict on: ' +
+          'accepted by the hub (Ready=True) or refused (Ready=False, Stalled=True, Synced=False says why).',
       }),
     monitorId: z.string().optional().meta({
       description: 'monitorId: optional. The hub monitor this resource is synced to (its metadata.uid).',
@@ -92,6 +96,9 @@ export const monitorResourceStatusSchema = z
       })
       .optional()
       .meta({ description: 'runNow: optional. The latest `meerkat.dev/run-now` annotation handled.' }),
+    updatedAt: z.string().optional().meta({
+      description: 'updatedAt: optional. When the operator last put the spec into the hub (RFC 3339).',
+    }),
     syncNowToken: z.string().optional().meta({
       description:
         'syncNowToken: optional. The latest `meerkat.dev/sync-now` value handled (the spec was put).',
@@ -101,7 +108,9 @@ export const monitorResourceStatusSchema = z
       .optional()
       .meta({
         description:
-          'conditions: optional. `Synced`: the spec is in the hub. `Healthy`: the latest runs pass. ' +
+          'conditions: optional. `Ready`: the hub accepted this generation (`kubectl wait --for=condition=Ready`); ' +
+          '`Stalled`: it refused it; `Reconciling`: no verdict yet. `Synced`: the spec is in the hub. ' +
+          '`Healthy`: the latest runs pass. ' +
           '`HubReachable`: False once the hub has not answered for the operator’s grace period.',
       }),
   })

@@ -12,6 +12,7 @@ import { definitionOf } from '../../hub/src/contract/stored-monitor.js';
 import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-availability.js';
 import { setCondition, toKubeTime } from './monitor-conditions.js';
 import { redactRunError, withHealth, type LastRunDetails } from './monitor-health.js';
+import { withReadiness } from './readiness.js';
 import {
   RUN_NOW_ANNOTATION,
   SYNC_NOW_ANNOTATION,
@@ -40,16 +41,16 @@ export async function syncMonitor(
   const refusal = deps.projects?.refusal(namespace, String(definition.project));
   if (refusal !== undefined) {
     const status = withSynced(previous, resource, 'False', 'ProjectNotAllowed', refusal, deps.now());
-    return { status, hubHasMonitor: false, settled: true };
+    return { status: ready(status, resource, deps), hubHasMonitor: false, settled: true };
   }
   try {
-    await putWhenNeeded(resource, definition, deps);
+    const put = await putWhenNeeded(resource, definition, deps);
     deps.availability?.reportAnswer();
     let status = withSynced(previous, resource, 'True', 'Synced', 'the spec is in the hub', deps.now());
     status = {
       ...status,
-      observedGeneration: resource.metadata.generation,
       monitorId: uid,
+      updatedAt: put || previous.updatedAt === undefined ? toKubeTime(deps.now()) : previous.updatedAt,
       ...syncNowHandled(resource),
       conditions: setCondition(
         status.conditions,
@@ -59,15 +60,15 @@ export async function syncMonitor(
     };
     status = await withRunNow(status, resource, definition, deps);
     status = await withHealthFrom(status, resource, deps);
-    return { status, hubHasMonitor: true, settled: false };
+    return { status: ready(status, resource, deps), hubHasMonitor: true, settled: false };
   } catch (error) {
     if (isHubRejection(error)) {
       deps.availability?.reportAnswer();
       const message = describeRejection(error, deps);
       const status = withSynced(previous, resource, 'False', 'HubRejectedSpec', message, deps.now());
-      return { status, hubHasMonitor: false, settled: false };
+      return { status: ready(status, resource, deps), hubHasMonitor: false, settled: false };
     }
-    return { ...unreachable(previous, error, deps), hubHasMonitor: false, settled: false };
+    return { ...unreachable(resource, error, deps), hubHasMonitor: false, settled: false };
   }
 }
 
@@ -75,7 +76,8 @@ export async function syncMonitor(
  * The hub did not answer: Synced stays as it was (the spec last accepted is still in the hub), and only an outage
  * longer than the grace period is reported, on a condition of its own.
  */
-function unreachable(previous: MonitorResourceStatus, error: unknown, deps: ReconcileDependencies) {
+function unreachable(resource: MonitorResource, error: unknown, deps: ReconcileDependencies) {
+  const previous = resource.status ?? {};
   deps.availability?.reportUnreachable(error);
   const failure = new HubUnreachableError(error);
   const outage = deps.availability
@@ -88,10 +90,13 @@ function unreachable(previous: MonitorResourceStatus, error: unknown, deps: Reco
     reason: 'HubUnreachable',
     message: `the hub has not answered since ${toKubeTime(outage.since)}: ${outage.error}; retried when it does`,
   };
-  return {
-    status: { ...previous, conditions: setCondition(previous.conditions, condition, deps.now()) },
-    failure,
-  };
+  const status = { ...previous, conditions: setCondition(previous.conditions, condition, deps.now()) };
+  return { status: ready(status, resource, deps), failure };
+}
+
+/** The kstatus conditions for this pass's status (readiness.ts). */
+function ready(status: MonitorResourceStatus, resource: MonitorResource, deps: ReconcileDependencies) {
+  return withReadiness(status, resource.metadata.generation, deps.now());
 }
 
 function definitionFor(resource: MonitorResource, deps: ReconcileDependencies): MonitorDefinition {
@@ -101,20 +106,25 @@ function definitionFor(resource: MonitorResource, deps: ReconcileDependencies): 
   return definition as unknown as MonitorDefinition;
 }
 
+/** Puts the spec unless the hub already holds this generation as it is; true when it put. */
 async function putWhenNeeded(
   resource: MonitorResource,
   definition: MonitorDefinition,
   deps: ReconcileDependencies,
-) {
+): Promise<boolean> {
   const previous = resource.status ?? {};
   const { uid, generation } = resource.metadata;
-  const accepted = previous.observedGeneration === generation && previous.monitorId === uid;
+  // status.observedGeneration also moves on a refusal (kstatus); the Synced condition says what was accepted.
+  const synced = previous.conditions?.find((condition) => condition.type === 'Synced');
+  const accepted =
+    synced?.status === 'True' && synced.observedGeneration === generation && previous.monitorId === uid;
   const forced = syncNowHandled(resource).syncNowToken !== previous.syncNowToken;
   if (accepted && !forced && deps.hub.getMonitor) {
     const inHub = await deps.hub.getMonitor(uid);
-    if (inHub && sameDefinition(inHub, definition)) return;
+    if (inHub && sameDefinition(inHub, definition)) return false;
   }
   await deps.hub.putMonitor(uid, definition);
+  return true;
 }
 
 /** The hub stores the definition as its schema parses it (defaults filled in), so compare with that. */

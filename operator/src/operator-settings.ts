@@ -53,6 +53,8 @@ const operatorSettingsSchema = z.object({
   OPERATOR_LEADER_ELECTION: z.enum(['true', 'false']).default('true'),
   OPERATOR_LEASE_NAME: z.string().min(1).default('meerkat-operator'),
   OPERATOR_LEASE_SECONDS: seconds(3, 15),
+  /** How long the operator waits at start for an API server that does not answer before it exits with one line. */
+  STARTUP_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** The Lease's namespace and this replica's identity; the chart sets them from the downward API. */
   POD_NAMESPACE: z.string().min(1).optional(),
   POD_NAME: z.string().min(1).optional(),

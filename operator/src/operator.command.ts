@@ -5,7 +5,8 @@ import { createHubClient } from '../../hub/src/client/hub-client.js';
 import { createLogger } from '../../hub/src/log/logger.js';
 import { createMetricsRegistry } from '../../hub/src/system/metrics-registry.js';
 import { startMetricsServer } from '../../hub/src/http/metrics-server.js';
-import { loadClusterConfig } from './cluster-config.js';
+import { checkApiServer } from './api-server-check.js';
+import { clusterSetting, loadClusterConfig } from './cluster-config.js';
 import { startHealthServer } from './health-server.js';
 import { loadOperatorSettings } from './operator-settings.js';
 import { parseProjectPolicy } from './project-tenancy.js';
@@ -20,6 +21,11 @@ export function registerOperatorCommand(program: Command): void {
       const settings = loadOperatorSettings(process.env);
       const log = createLogger(settings.LOG_LEVEL, { process: 'operator' });
       const kubeConfig = loadClusterConfig(process.env);
+      await checkApiServer(kubeConfig, {
+        setting: clusterSetting(process.env),
+        waitSeconds: settings.STARTUP_WAIT_SECONDS,
+        log,
+      });
       const registry = createMetricsRegistry('operator');
       const leaseMs = settings.OPERATOR_LEASE_SECONDS * 1000;
       const publicUrl = settings.MEERKAT_PUBLIC_URL ?? settings.MEERKAT_URL;

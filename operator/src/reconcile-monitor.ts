@@ -23,6 +23,7 @@ import {
   type MonitorResourceStatus,
 } from './monitor-resource-status.js';
 import { syncMonitor } from './monitor-sync.js';
+import { withReadiness } from './readiness.js';
 import type { ProjectPolicy } from './project-tenancy.js';
 
 export interface MonitorKey {
@@ -156,13 +157,18 @@ async function reconcileDeletion(resource: MonitorResource, deps: ReconcileDepen
     finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
   );
   deps.log.info({ monitor: keyOf(resource), monitorId: id }, 'hub monitor deleted');
+  await deps.events?.record(resource, {
+    type: 'Normal',
+    reason: 'Deleted',
+    message: `the hub monitor ${id} was deleted; the resource goes`,
+  });
 }
 
 async function blockDeletion(resource: MonitorResource, error: unknown, deps: ReconcileDependencies) {
   const unreachable = !isHubRejection(error);
   if (unreachable) deps.availability?.reportUnreachable(error);
   const previous = resource.status ?? {};
-  const status: MonitorResourceStatus = {
+  const blocked: MonitorResourceStatus = {
     ...previous,
     conditions: setCondition(
       previous.conditions,
@@ -177,6 +183,7 @@ async function blockDeletion(resource: MonitorResource, error: unknown, deps: Re
       deps.now(),
     ),
   };
+  const status = withReadiness(blocked, resource.metadata.generation, deps.now());
   await writeStatusIfChanged(resource, resource.status, status, deps);
   throw unreachable ? new HubUnreachableError(error) : error;
 }

@@ -107,4 +107,29 @@ describe('the OpenAPI document', () => {
     );
     expect(document.paths?.['/']?.get?.security).toEqual([]);
   });
+
+  it('marks every request body required, and states request-only defaults in words (ADR 0039)', () => {
+    const operations = Object.values(document.paths ?? {}).flatMap((path) =>
+      Object.values((path ?? {}) as Record<string, unknown>),
+    );
+    const bodies = operations.flatMap((operation) =>
+      typeof operation === 'object' && operation !== null && 'requestBody' in operation
+        ? [operation.requestBody as { required?: boolean }]
+        : [],
+    );
+    expect(bodies.length).toBeGreaterThanOrEqual(13);
+    expect(bodies.filter((body) => body.required !== true)).toEqual([]);
+    const definition = document.components?.schemas?.MonitorDefinition as {
+      required: string[];
+      properties: Record<string, { default?: unknown; description?: string }>;
+    };
+    expect(definition.required).not.toContain('environment');
+    expect(definition.properties.environment).not.toHaveProperty('default');
+    expect(definition.properties.environment?.description).toContain('default `default`');
+    // A response always carries the field the hub defaulted: there the default stays.
+    const monitor = document.components?.schemas?.Monitor as {
+      properties: Record<string, { default?: unknown }>;
+    };
+    expect(monitor.properties.environment?.default).toBe('default');
+  });
 });

@@ -83,6 +83,12 @@ describe('MaintenanceWindow resources', () => {
       active: false,
       nextStart: new Date(stored?.next?.start ?? '').toISOString().replace(/\.\d+Z$/, 'Z'),
     });
+    // kstatus (ADR 0039): Ready at the generation the hub holds, so `kubectl wait --for=condition=Ready` works.
+    expect(resource.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      observedGeneration: 1,
+    });
+    expect(resource.status?.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
   it('shows a window in force as active until its end, and follows a spec change', async () => {
@@ -143,6 +149,11 @@ describe('MaintenanceWindow resources', () => {
     expect(badCron.message).toMatch(/^the hub answered 400: .*schedule\.cron/);
     for (const name of ['bad-zone', 'other-team', 'bad-cron']) {
       expect(await hubWindow(`${namespace}-${name}`)).toBeUndefined();
+      // Refused at its generation: Ready=False and Stalled=True (kstatus Failed), observedGeneration moved on.
+      const { status } = await windows.get(name);
+      expect(status?.observedGeneration).toBe(1);
+      expect(status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False' });
+      expect(status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True' });
       // Nothing reached the hub, so nothing holds the resource back.
       expect((await windows.get(name)).metadata.finalizers ?? []).toEqual([]);
     }

@@ -157,6 +157,9 @@ function setUp(extra: { graceMs?: number } = {}) {
   return { hub, resources, deps, synced, events, availability };
 }
 
+const condition = (resources: InMemoryResources, type: string) =>
+  resources.resource?.status?.conditions?.find((each) => each.type === type);
+
 const annotate = (resources: InMemoryResources, annotations: Record<string, string>) => {
   resources.resource!.metadata.annotations = { ...resources.resource!.metadata.annotations, ...annotations };
 };
@@ -222,7 +225,7 @@ describe('reconcileMonitor', () => {
     expect(synced()?.status).toBe('True');
   });
 
-  it('a refused spec shows the hub’s words, keeps observedGeneration at the accepted one, and is retried', async () => {
+  it('a refused spec shows the hub’s words, is Ready=False and Stalled at its generation, and is retried', async () => {
     const { hub, resources, deps, synced } = setUp();
     await reconcileMonitor(key, deps);
     resources.resource!.metadata.generation = 2;
@@ -234,11 +237,55 @@ describe('reconcileMonitor', () => {
     expect(synced()?.message).toContain(
       'frequency.every: the interval must be between 10 seconds and 30 days',
     );
-    expect(resources.resource?.status?.observedGeneration).toBe(1);
+    // kstatus: the generation reached a verdict, and the verdict is a failure (Stalled), not work in progress.
+    expect(resources.resource?.status?.observedGeneration).toBe(2);
+    const refusal = { status: 'False', reason: 'HubRejectedSpec', observedGeneration: 2 };
+    expect(condition(resources, 'Ready')).toMatchObject(refusal);
+    expect(condition(resources, 'Stalled')).toMatchObject({ ...refusal, status: 'True' });
+    expect(condition(resources, 'Reconciling')).toBeUndefined();
     // Fixed in the hub (a new rule, a new integration): the next periodic pass puts it again.
     hub.rejectWith = undefined;
     await reconcileMonitor(key, deps);
     expect(synced()).toMatchObject({ status: 'True', observedGeneration: 2 });
+    expect(resources.resource?.status?.observedGeneration).toBe(2);
+    expect(condition(resources, 'Ready')).toMatchObject({ status: 'True', observedGeneration: 2 });
+    expect(condition(resources, 'Stalled')).toBeUndefined();
+  });
+
+  it('Ready=True carries the generation the hub accepted; updatedAt moves only when the spec is put', async () => {
+    const { resources, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    expect(condition(resources, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Synced',
+      observedGeneration: 1,
+    });
+    const firstPut = resources.resource?.status?.updatedAt;
+    expect(firstPut).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status?.updatedAt).toBe(firstPut);
+    resources.resource!.metadata.generation = 2;
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status?.updatedAt).not.toBe(firstPut);
+    expect(condition(resources, 'Ready')).toMatchObject({ status: 'True', observedGeneration: 2 });
+  });
+
+  it('a generation waiting for a hub down past the grace period is Reconciling, not Ready', async () => {
+    const { hub, resources, deps } = setUp({ graceMs: 90_000 });
+    await reconcileMonitor(key, deps);
+    hub.down = true;
+    resources.resource!.metadata.generation = 2;
+    for (let pass = 0; pass < 4; pass += 1)
+      await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
+    const waiting = { status: 'False', reason: 'HubUnreachable', observedGeneration: 2 };
+    expect(condition(resources, 'Ready')).toMatchObject(waiting);
+    expect(condition(resources, 'Reconciling')).toMatchObject({ ...waiting, status: 'True' });
+    // No verdict on generation 2 yet: kstatus compares this with metadata.generation and says InProgress.
+    expect(resources.resource?.status?.observedGeneration).toBe(1);
+    hub.down = false;
+    await reconcileMonitor(key, deps);
+    expect(condition(resources, 'Ready')).toMatchObject({ status: 'True', observedGeneration: 2 });
+    expect(condition(resources, 'Reconciling')).toBeUndefined();
     expect(resources.resource?.status?.observedGeneration).toBe(2);
   });
 
@@ -375,10 +422,12 @@ describe('reconcileMonitor', () => {
     expect(synced()).toMatchObject({ status: 'False', reason: 'DeletionBlocked' });
     expect(events.map((event) => event.reason)).toEqual(['DeletionBlocked']);
     expect(hub.monitors.has(uid)).toBe(true);
+    expect(condition(resources, 'Reconciling')).toMatchObject({ status: 'True', reason: 'DeletionBlocked' });
     hub.down = false;
     await reconcileMonitor(key, deps);
     expect(hub.monitors.size).toBe(0);
     expect(resources.resource).toBeUndefined();
+    expect(events.map((event) => event.reason)).toEqual(['DeletionBlocked', 'Deleted']);
   });
 
   it('deleting a resource whose hub monitor is already gone just removes the finalizer', async () => {

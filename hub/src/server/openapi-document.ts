@@ -16,6 +16,7 @@ import { slackEventsPaths } from '../slack/slack-events.routes.js';
 import { systemPaths } from '../system/system.routes.js';
 import { assignOperationIds } from '../openapi/operation-ids.js';
 import { methodNotAllowedResponse } from '../openapi/responses.js';
+import { adjustRequestBodies } from '../openapi/request-bodies.js';
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(version: string) {
@@ -60,5 +61,6 @@ export function buildOpenApiDocument(version: string) {
     },
   });
   assignOperationIds(document.paths ?? {});
+  adjustRequestBodies(document);
   return document;
 }

@@ -16,6 +16,7 @@ import type { CustomResources } from '../kube-monitor-resources.js';
 import { sameStatus, setCondition, toKubeTime } from '../monitor-conditions.js';
 import { CLEANUP_FINALIZER } from '../monitor-resource-status.js';
 import type { ProjectPolicy } from '../project-tenancy.js';
+import { withReadiness } from '../readiness.js';
 import type { MonitorKey } from '../reconcile-monitor.js';
 import {
   hubWindowName,
@@ -64,8 +65,9 @@ export async function reconcileWindow(
     return undefined;
   }
   let window: MaintenanceWindow;
+  let put: boolean;
   try {
-    window = await putIfChanged(definition, deps);
+    ({ window, put } = await putIfChanged(definition, deps));
   } catch (error) {
     if (!isHubRejection(error)) throw reportUnreachable(error, deps);
     const message = describeHubFailure(error);
@@ -78,20 +80,21 @@ export async function reconcileWindow(
       ...(resource.metadata.finalizers ?? []),
       CLEANUP_FINALIZER,
     ]);
-  await writeStatus(current, syncedStatus(resource, window, deps), deps);
+  await writeStatus(current, syncedStatus(resource, window, put, deps), deps);
   return 'refresh';
 }
 
 async function putIfChanged(
   definition: MaintenanceWindowDefinition,
   deps: WindowReconcileDependencies,
-): Promise<MaintenanceWindow> {
+): Promise<{ window: MaintenanceWindow; put: boolean }> {
   const stored = await deps.hub.getMaintenanceWindow(definition.name);
   deps.availability?.reportAnswer();
-  if (stored !== undefined && windowChanges(stored, definition).length === 0) return stored;
+  if (stored !== undefined && windowChanges(stored, definition).length === 0)
+    return { window: stored, put: false };
   const window = await deps.hub.putMaintenanceWindow(definition);
   deps.log.info({ window: definition.name, created: stored === undefined }, 'hub maintenance window put');
-  return window;
+  return { window, put: true };
 }
 
 function reportUnreachable(error: unknown, deps: WindowReconcileDependencies): HubUnreachableError {
@@ -102,12 +105,15 @@ function reportUnreachable(error: unknown, deps: WindowReconcileDependencies): H
 function syncedStatus(
   resource: WindowResource,
   window: MaintenanceWindow,
+  put: boolean,
   deps: WindowReconcileDependencies,
 ): WindowResourceStatus {
   const kubeTime = (at: string) => toKubeTime(new Date(at));
+  const updatedAt = put ? undefined : resource.status?.updatedAt;
   return {
     observedGeneration: resource.metadata.generation ?? 0,
     windowName: window.name,
+    updatedAt: updatedAt ?? toKubeTime(deps.now()),
     active: window.current !== null,
     ...(window.current === null ? {} : { currentEnd: kubeTime(window.current.end) }),
     ...(window.next === null ? {} : { nextStart: kubeTime(window.next.start) }),
@@ -150,12 +156,14 @@ function notSynced(
   };
 }
 
+/** Writes the status with its kstatus conditions (readiness.ts), only when it says something new. */
 async function writeStatus(
   resource: WindowResource,
   status: WindowResourceStatus,
   deps: WindowReconcileDependencies,
 ): Promise<void> {
-  if (!sameStatus(resource.status, status)) await deps.resources.writeStatus(resource, status);
+  const withReady = withReadiness(status, resource.metadata.generation ?? 0, deps.now());
+  if (!sameStatus(resource.status, withReady)) await deps.resources.writeStatus(resource, withReady);
 }
 
 /** Deletes the hub window, then lets the resource go; while the hub refuses or is away it stays and says why. */

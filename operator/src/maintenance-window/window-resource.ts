@@ -16,7 +16,11 @@ export const WINDOW_PLURAL = 'maintenancewindows';
 export const windowResourceStatusSchema = z
   .object({
     observedGeneration: z.int().min(0).optional().meta({
-      description: 'observedGeneration: the metadata.generation the hub last accepted.',
+      description:
+        'observedGeneration: the metadata.generation the operator last reached a verdict on (Ready says which).',
+    }),
+    updatedAt: z.string().optional().meta({
+      description: 'updatedAt: when the operator last put the window into the hub (RFC 3339).',
     }),
     windowName: z.string().optional().meta({
       description: 'windowName: the hub window this resource is (`<namespace>-<name>`).',
@@ -24,9 +28,14 @@ export const windowResourceStatusSchema = z
     active: z.boolean().optional().meta({ description: 'active: whether an occurrence is in force now.' }),
     currentEnd: z.string().optional().meta({ description: 'currentEnd: when the occurrence in force ends.' }),
     nextStart: z.string().optional().meta({ description: 'nextStart: when the next occurrence starts.' }),
-    conditions: z.array(conditionSchema).optional().meta({
-      description: 'conditions: `Synced`: True once the hub holds the spec; False with the reason when not.',
-    }),
+    conditions: z
+      .array(conditionSchema)
+      .optional()
+      .meta({
+        description:
+          'conditions: `Ready` (kstatus): True once the hub holds this generation; `Stalled`: refused; ' +
+          '`Reconciling`: no verdict yet. `Synced`: True once the hub holds the spec; False with the reason when not.',
+      }),
   })
   .meta({ id: 'MaintenanceWindowStatus' });
 export type WindowResourceStatus = z.infer<typeof windowResourceStatusSchema>;
