@@ -14,6 +14,17 @@ const EXAMPLE_VALUES =
   'placeholders (run_..., mk_..., oat_...) a reader replaces; the API calls are tested by the route tests';
 
 export const ledger: LedgerEntry[] = [
+  ...[
+    "meerkat get monitors -o jsonpath='{.items[*].metadata.name}'",
+    'meerkat edit monitor login-flow',
+    'source <(meerkat completion bash)',
+  ].map((first) => ({ file: 'docs/cli.md', first, runBy: 'test/cli/listing-docs.test.ts' })),
+  { file: 'docs/cli.md', first: 'meerkat get runs -w', runBy: 'test/cli/labels-watch.test.ts' },
+  {
+    file: 'docs/monitors.md',
+    first: 'meerkat get monitors -l team=shop',
+    runBy: 'test/cli/listing-docs.test.ts',
+  },
   {
     file: 'README.md',
     first: 'npm ci && LOCATIONS=default,eu-west npm start',
