@@ -180,8 +180,8 @@ export const ledger: LedgerEntry[] = [
   },
   {
     file: 'docs/operator.md',
-    first: 'kubectl annotate mkm checkout meerkat.dev/run-now="$(date +%s)" --overwrite',
-    skip: 'names a Monitor `checkout` no sample has (issue 35); the annotations are tested in test/operator/operator-status.kube.test.ts',
+    first: 'kubectl annotate mkm checkout-backends -n shop meerkat.dev/run-now="$(date +%s)" --overwrite',
+    skip: 'needs the reader’s cluster with the multi-branch sample; the annotations are tested in test/operator/operator-status.kube.test.ts',
   },
   {
     file: 'docs/operator.md',
