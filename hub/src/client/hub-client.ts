@@ -1,5 +1,6 @@
 import type { Monitor, MonitorDefinition } from '../contract/monitor-definition.js';
 import type { Run, RunResultReport } from '../contract/run.js';
+import type { HeartbeatToken } from '../contract/heartbeat.js';
 import type { FieldIssue } from '../http/errors.js';
 import type { Integration } from '../integrations/integration.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
@@ -209,6 +210,12 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
+    },
+    /** A new ping token of a heartbeat monitor (the old one stops working), with the whole URL a job pings. */
+    async mintHeartbeatToken(id: string): Promise<HeartbeatToken & { pingUrl: string }> {
+      const path = `/monitor/${encodeURIComponent(id)}/heartbeat-token`;
+      const { data } = (await call<{ data: HeartbeatToken }>('POST', path)) as { data: HeartbeatToken };
+      return { ...data, pingUrl: new URL(data.pingPath, baseUrl).toString() };
     },
     /** The hub's version (`GET /`); undefined when the hub does not say. */
     async getServerVersion(): Promise<string | undefined> {
