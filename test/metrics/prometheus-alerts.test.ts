@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,11 +24,12 @@ import { prometheusFound, startPrometheus, type RunningPrometheus } from '../har
 import { scrapeJobsOf } from './chart-scrape-jobs.js';
 import { apiCaller, startReceiver, type ApiCall, type Receiver } from './live-activity.js';
 import { monitorBody } from './metrics-fixtures.js';
+import { selfSigned } from '../runner/test-certificates.js';
 
 // The chart as installed with the Prometheus Operator, its rules and ServiceMonitor rendered with
 // prometheus-test-values.yaml (only `for:` is shorter), and a real Prometheus scraping a real hub, scheduler,
-// worker and operator every second as that ServiceMonitor's targets. The operator's Kubernetes API is a loopback
-// port nobody listens on, so its Monitor watch keeps failing.
+// worker and operator every second as that ServiceMonitor's targets. The operator's Kubernetes API answers its
+// start-up check (`GET /version`) and is then gone, so its Monitor watch keeps failing.
 const chart = renderChart(
   ['charts/meerkat/ci/default-values.yaml', 'test/metrics/prometheus-test-values.yaml'],
   ['v1', 'apps/v1', 'batch/v1', 'monitoring.coreos.com/v1'],
@@ -50,6 +53,7 @@ describe('the chart’s alerts in a real Prometheus scraping real Meerkat proces
   let call: ApiCall;
   let kubeDir: string | undefined;
   let operator: Started | undefined;
+  let goneApi: HttpsServer | undefined;
   const firing = async (alertname: string) =>
     (await prometheus.alerts()).filter((a) => a.labels.alertname === alertname && a.state === 'firing');
   const meerkat = (name: string) => processes.find((p) => p.name === name)!;
@@ -72,7 +76,13 @@ describe('the chart’s alerts in a real Prometheus scraping real Meerkat proces
       { name: 'worker', args: ['worker', '--locations', 'default'], ready: /worker consuming runs/ },
     ]);
     call = apiCaller(meerkat('hub').url, key);
-    const deadApi = await freePort();
+    // Up for the operator's start-up check, closed once it runs (below).
+    goneApi = createHttpsServer(selfSigned('127.0.0.1'), (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ major: '1', minor: '32', gitVersion: 'v1.32.0' }));
+    });
+    await new Promise<void>((resolve) => goneApi!.listen(0, '127.0.0.1', resolve));
+    const deadApi = (goneApi.address() as AddressInfo).port;
     kubeDir = mkdtempSync(join(tmpdir(), 'meerkat-gone-cluster-'));
     const kubeconfigPath = join(kubeDir, 'kubeconfig');
     writeFileSync(
@@ -136,6 +146,8 @@ describe('the chart’s alerts in a real Prometheus scraping real Meerkat proces
       },
       /operator serving metrics and probes/,
     );
+    goneApi.closeAllConnections();
+    await new Promise((resolve) => goneApi!.close(resolve));
   }, 120_000);
   afterAll(async () => {
     await prometheus?.stop();
