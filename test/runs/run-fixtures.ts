@@ -6,6 +6,10 @@ import { loadSettings, type Settings } from '../../hub/src/config/settings.js';
 import type { Db } from '../../hub/src/db/database.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import type { RunQueue } from '../../hub/src/runs/run-queue.js';
+import type { ScheduleStore } from '../../hub/src/runs/schedule-store.js';
+import { createBullmqScheduleStore } from '../../hub/src/scheduling/bullmq-schedule-store.js';
+import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { createInProcessScheduleStore } from '../../hub/src/scheduling/in-process-schedule-store.js';
 import { createLocalSecretStore } from '../../hub/src/secrets/local-secret-store.js';
 import type { SecretStore } from '../../hub/src/secrets/secret-store.js';
 import { createCredentialCipher, generateCredentialKey } from '../../hub/src/crypto/credential-cipher.js';
@@ -66,8 +70,22 @@ export function workerSettings(overrides: Record<string, string> = {}): Readonly
   );
 }
 
-/** A worker's components over the hub's database and secrets, with its own queue. */
-export function testComponents(db: Db, runQueue: RunQueue, secrets?: SecretStore): Components {
+/** The schedules beside a test run queue: the same Redis prefix, so its consumers tick them. */
+export function testScheduleStore(prefix = testRedisPrefix()): ScheduleStore {
+  return createBullmqScheduleStore({ redisUrl: testRedisUrl(), prefix, log: silentLog });
+}
+
+/**
+ * A worker's components over the hub's database and secrets, with its own queue. A worker never reads the
+ * schedules; a test that starts a scheduler passes the store of its queue's prefix (testScheduleStore). By default
+ * they are an in-process store that feeds a queue of its own, which nobody consumes.
+ */
+export function testComponents(
+  db: Db,
+  runQueue: RunQueue,
+  secrets?: SecretStore,
+  schedules: ScheduleStore = createInProcessScheduleStore(createInProcessRunQueue({ log: silentLog })),
+): Components {
   const cipher = createCredentialCipher(generateCredentialKey());
   return {
     database: { db, description: 'test database', embedded: false },
@@ -76,8 +94,12 @@ export function testComponents(db: Db, runQueue: RunQueue, secrets?: SecretStore
     cipher,
     secrets: secrets ?? createLocalSecretStore({ db, cipher }),
     runQueue,
+    schedules,
     readiness: [],
-    close: () => runQueue.close(),
+    async close() {
+      await schedules.close();
+      await runQueue.close();
+    },
   };
 }
 

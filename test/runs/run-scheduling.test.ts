@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
 import { drainScheduleOutbox, reconcileAllSchedules } from '../../hub/src/scheduling/schedule-reconciler.js';
 import type { DeliveredRunJob, RunJobData, RunQueue } from '../../hub/src/runs/run-queue.js';
+import type { ScheduleStore } from '../../hub/src/runs/schedule-store.js';
 import { insertScheduledRun } from '../../hub/src/runs/run.repository.js';
 import { accountedSlots } from '../../hub/src/ledger/slot-gap.repository.js';
 import { desiredSchedules, latestSlotMs } from '../../hub/src/scheduling/schedules.js';
@@ -24,9 +25,11 @@ import {
   startTarget,
   testComponents,
   testRunQueue,
+  testScheduleStore,
   workerSettings,
   type Target,
 } from './run-fixtures.js';
+import { testAdmission } from '../harness/scheduling.js';
 
 const everyTenSeconds = { every: 1 / 6, unit: 'MINUTE' };
 
@@ -34,6 +37,7 @@ describe('scheduled runs on BullMQ', () => {
   let hub: TestHub;
   let target: Target;
   let queue: RunQueue;
+  let schedules: ScheduleStore;
   const prefix = testRedisPrefix();
   /** The jobs of a monitor the `default` queue still holds (run jobs, or batches with a slot of it), from BullMQ. */
   const jobsOfMonitor = (monitorId: string) => {
@@ -60,9 +64,11 @@ describe('scheduled runs on BullMQ', () => {
   beforeAll(async () => {
     target = await startTarget();
     queue = testRunQueue(prefix);
+    schedules = testScheduleStore(prefix);
     hub = await startTestHub({ runQueue: queue });
   });
   afterAll(async () => {
+    await schedules.close();
     await queue.close();
     await hub.close();
     await target.close();
@@ -82,7 +88,7 @@ describe('scheduled runs on BullMQ', () => {
       body: monitorAgainst(target, { name: 'ticker', frequency: everyTenSeconds }),
     });
     const settings = workerSettings();
-    const components = testComponents(hub.db, queue);
+    const components = testComponents(hub.db, queue, undefined, schedules);
     const ticker = jobsOfMonitor('ticker');
     const scheduler = await startScheduler({ settings, log: silentLog, components });
     const worker = startWorker({
@@ -103,7 +109,7 @@ describe('scheduled runs on BullMQ', () => {
 
       expect((await hub.request('DELETE', '/monitor/ticker')).status).toBe(204);
       await eventually(async () =>
-        (await queue.listScheduleIds('default')).some((id) => id.endsWith('/ticker/default'))
+        (await schedules.listScheduleIds('default')).some((id) => id.endsWith('/ticker/default'))
           ? undefined
           : true,
       );
@@ -123,10 +129,13 @@ describe('scheduled runs on BullMQ', () => {
     await hub.request('PUT', '/monitor/many-places', {
       body: monitorAgainst(target, { name: 'many', locations: ['default', 'eu-west'] }),
     });
-    await drainScheduleOutbox(hub.db, queue);
+    await drainScheduleOutbox(hub.db, schedules);
     for (let restart = 0; restart < 3; restart += 1)
-      await reconcileAllSchedules(hub.db, queue, ['default', 'eu-west'], silentLog);
-    const ids = [...(await queue.listScheduleIds('default')), ...(await queue.listScheduleIds('eu-west'))];
+      await reconcileAllSchedules(hub.db, { schedules, queue }, ['default', 'eu-west'], silentLog);
+    const ids = [
+      ...(await schedules.listScheduleIds('default')),
+      ...(await schedules.listScheduleIds('eu-west')),
+    ];
     expect(ids.filter((id) => id.includes('/many-places/')).sort()).toEqual([
       'acme/many-places/default',
       'acme/many-places/eu-west',
@@ -135,31 +144,35 @@ describe('scheduled runs on BullMQ', () => {
     await hub.request('PUT', '/monitor/many-places', {
       body: monitorAgainst(target, { name: 'many', locations: ['eu-west'] }),
     });
-    await drainScheduleOutbox(hub.db, queue);
-    expect((await queue.listScheduleIds('default')).filter((id) => id.includes('/many-places/'))).toEqual([]);
-    expect((await queue.listScheduleIds('eu-west')).filter((id) => id.includes('/many-places/'))).toEqual([
-      'acme/many-places/eu-west',
-    ]);
+    await drainScheduleOutbox(hub.db, schedules);
+    expect((await schedules.listScheduleIds('default')).filter((id) => id.includes('/many-places/'))).toEqual(
+      [],
+    );
+    expect((await schedules.listScheduleIds('eu-west')).filter((id) => id.includes('/many-places/'))).toEqual(
+      ['acme/many-places/eu-west'],
+    );
   });
 
   it('gives a monitor whose schedule was lost the job of its latest slot at once, once', async () => {
     await hub.request('PUT', '/monitor/lost-one', {
       body: monitorAgainst(target, { name: 'lost-one', frequency: { every: 1, unit: 'HOUR' } }),
     });
-    const lostQueue = testRunQueue(); // a prefix of its own: an emptied Redis
+    const lostPrefix = testRedisPrefix(); // a prefix of its own: an emptied Redis
+    const lostQueue = testRunQueue(lostPrefix);
+    const lost = { schedules: testScheduleStore(lostPrefix), queue: lostQueue };
     const delivered: DeliveredRunJob[] = [];
     const consumer = lostQueue.consume(
       ['default'],
       (job) => Promise.resolve(void (job.data.monitorId === 'lost-one' && delivered.push(job))),
-      { concurrency: 1 },
+      { admission: testAdmission(1) },
     );
     try {
       const now = new Date();
-      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, {
+      await reconcileAllSchedules(hub.db, lost, ['default'], silentLog, {
         lost: { at: now, accounted: (slots) => accountedSlots(hub.db, slots) },
       });
       // A second lost-schedule reconcile finds the schedule and adds nothing.
-      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, {
+      await reconcileAllSchedules(hub.db, lost, ['default'], silentLog, {
         lost: { at: now, accounted: (slots) => accountedSlots(hub.db, slots) },
       });
       await eventually(() => Promise.resolve(delivered.length > 0));
@@ -177,6 +190,7 @@ describe('scheduled runs on BullMQ', () => {
       expect(delivered.map((job) => job.slot)).toEqual([String(slot)]);
     } finally {
       await consumer.close();
+      await lost.schedules.close();
       await lostQueue.close();
     }
   });
@@ -205,23 +219,26 @@ describe('scheduled runs on BullMQ', () => {
       schedule_slot: String(slot),
       errors: JSON.stringify([]),
     });
-    const lostQueue = testRunQueue();
+    const lostPrefix = testRedisPrefix();
+    const lostQueue = testRunQueue(lostPrefix);
+    const lost = { schedules: testScheduleStore(lostPrefix), queue: lostQueue };
     const delivered: DeliveredRunJob[] = [];
     const consumer = lostQueue.consume(
       ['default'],
       (job) => Promise.resolve(void (job.data.monitorId === 'restored' && delivered.push(job))),
-      { concurrency: 1 },
+      { admission: testAdmission(1) },
     );
     try {
-      await reconcileAllSchedules(hub.db, lostQueue, ['default'], silentLog, {
+      await reconcileAllSchedules(hub.db, lost, ['default'], silentLog, {
         lost: { at: now, accounted: (slots) => accountedSlots(hub.db, slots) },
       });
-      expect(await lostQueue.listScheduleIds('default')).toContain('acme/restored/default');
+      expect(await lost.schedules.listScheduleIds('default')).toContain('acme/restored/default');
       // Long enough for the job of a queued slot to be delivered, had one been queued.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(delivered).toEqual([]);
     } finally {
       await consumer.close();
+      await lost.schedules.close();
       await lostQueue.close();
     }
   });

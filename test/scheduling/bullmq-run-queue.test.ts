@@ -2,24 +2,27 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { DeliveredRunJob, DropReason, RunQueue, RunSchedule } from '../../hub/src/runs/run-queue.js';
+import type { ScheduleStore } from '../../hub/src/runs/schedule-store.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
+import { createBullmqScheduleStore } from '../../hub/src/scheduling/bullmq-schedule-store.js';
 import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
 import { ResultAwaitingWriteError } from '../../hub/src/runs/result-awaiting-write-error.js';
 import { eventually } from '../harness/eventually.js';
 import { deliveriesFor, retryDelayMs } from '../../hub/src/scheduling/job-retries.js';
 import { capturedLog } from '../harness/captured-log.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
+import { testAdmission } from '../harness/scheduling.js';
 
 const job = { organizationId: 'acme', monitorId: 'm', location: 'default' } as const;
 const entries = (lines: readonly string[]) =>
   lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
-function testQueue(log = capturedLog().log) {
-  return createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: testRedisPrefix(), log, retrySeconds: 10 });
+function testStore(prefix = testRedisPrefix(), redisUrl = testRedisUrl()) {
+  return createBullmqScheduleStore({ redisUrl, prefix, log: capturedLog().log });
 }
 
-// What every RunQueue does is in run-queue-conformance.test.ts; here, what only BullMQ on Redis does.
-describe('the BullMQ run queue', () => {
+// What every RunQueue and ScheduleStore does is in the conformance tests; here, what only BullMQ on Redis does.
+describe('the BullMQ run queue and its Redis schedules', () => {
   it('answers a producer call within its deadline when Redis is away', async () => {
     const queue = createBullmqRunQueue({
       redisUrl: 'redis://127.0.0.1:1',
@@ -27,24 +30,26 @@ describe('the BullMQ run queue', () => {
       log: capturedLog().log,
       retrySeconds: 10,
     });
+    const store = testStore('unreachable', 'redis://127.0.0.1:1');
     try {
       await expect(queue.enqueue({ ...job, runId: 'run_nowhere' })).rejects.toMatchObject({
         dependency: 'redis',
       });
-      await expect(queue.missingSchedules(['default'])).rejects.toMatchObject({ dependency: 'redis' });
+      await expect(store.missingSchedules(['default'])).rejects.toMatchObject({ dependency: 'redis' });
     } finally {
+      await store.close();
       await queue.close();
     }
   });
 
   it('keeps a marker of the last full reconcile that an emptied Redis loses', async () => {
-    const queue = testQueue();
+    const store = testStore();
     try {
-      expect(await queue.missingSchedules(['default'])).toBe('marker');
-      await queue.markSchedulesPresent(['default']);
-      expect(await queue.missingSchedules(['default'])).toBe('');
+      expect(await store.missingSchedules(['default'])).toBe('marker');
+      await store.markSchedulesPresent(['default']);
+      expect(await store.missingSchedules(['default'])).toBe('');
     } finally {
-      await queue.close();
+      await store.close();
     }
   });
 
@@ -57,15 +62,10 @@ describe('the BullMQ run queue', () => {
       data: { ...job, monitorId: id },
     });
     async function withCountedSchedules(
-      test: (queue: RunQueue, redis: Redis, prefix: string) => Promise<void>,
+      test: (queue: ScheduleStore, redis: Redis, prefix: string) => Promise<void>,
     ) {
       const prefix = testRedisPrefix();
-      const queue = createBullmqRunQueue({
-        redisUrl: testRedisUrl(),
-        prefix,
-        log: capturedLog().log,
-        retrySeconds: 10,
-      });
+      const queue = testStore(prefix);
       const redis = new Redis(testRedisUrl());
       try {
         for (const id of ['a', 'b', 'c']) await queue.upsertSchedule(hourly(id));
@@ -127,34 +127,39 @@ function schedulesDueIn(ids: readonly string[], inMs: number, everyMs = HOUR): R
 }
 
 describe('slots in batch jobs', () => {
-  async function withQueues(count: number, test: (queues: RunQueue[]) => Promise<void>) {
+  async function withQueues(
+    count: number,
+    test: (queues: RunQueue[], schedules: ScheduleStore) => Promise<void>,
+  ) {
     const prefix = testRedisPrefix();
     const queues = Array.from({ length: count }, () =>
       createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix, log: capturedLog().log, retrySeconds: 10 }),
     );
+    const schedules = testStore(prefix);
     try {
-      await test(queues);
+      await test(queues, schedules);
     } finally {
+      await schedules.close();
       await Promise.all(queues.map((q) => q.close()));
     }
   }
 
   it('delivers every slot once, never before its time, across two consumers of the location', async () => {
-    await withQueues(2, async ([a, b]) => {
+    await withQueues(2, async ([a, b], schedules) => {
       const delivered: Array<{ by: string; job: DeliveredRunJob; at: number }> = [];
       const consume = (queue: RunQueue, by: string) =>
         queue.consume(
           ['default'],
           (d) => Promise.resolve(void delivered.push({ by, job: d, at: Date.now() })),
           {
-            concurrency: 5,
+            admission: testAdmission(5),
           },
         );
       const consumers = [consume(a!, 'a'), consume(b!, 'b')];
       try {
         // Twelve schedules, every 2 s, spread over the interval.
         for (let i = 0; i < 12; i += 1)
-          await a!.upsertSchedule({ ...schedulesDueIn([`m${i}`], 1_500 + i * 150, 2_000)[0]! });
+          await schedules.upsertSchedule({ ...schedulesDueIn([`m${i}`], 1_500 + i * 150, 2_000)[0]! });
         await eventually(() => Promise.resolve(delivered.length >= 36 ? true : undefined), 20_000);
       } finally {
         await Promise.all(consumers.map((c) => c.close()));
@@ -179,7 +184,7 @@ describe('slots in batch jobs', () => {
   });
 
   it('delivers again, alone, the slot whose handler found a dependency away; the others are done', async () => {
-    await withQueues(1, async ([queue]) => {
+    await withQueues(1, async ([queue], schedules) => {
       const deliveries: Array<[string, number, string]> = [];
       const consumer = queue!.consume(
         ['default'],
@@ -189,11 +194,11 @@ describe('slots in batch jobs', () => {
             ? Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'))
             : Promise.resolve();
         },
-        { concurrency: 5 },
+        { admission: testAdmission(5) },
       );
       try {
         for (const schedule of schedulesDueIn(['fine', 'flaky', 'other'], 2_500))
-          await queue!.upsertSchedule(schedule);
+          await schedules.upsertSchedule(schedule);
         await eventually(() => Promise.resolve(deliveries.length >= 4 ? true : undefined), 15_000);
       } finally {
         await consumer.close();
@@ -214,7 +219,7 @@ describe('slots in batch jobs', () => {
   });
 
   it('hands the results of checked slots whose write found the database away to writeResults, and is done with the batch', async () => {
-    await withQueues(1, async ([queue]) => {
+    await withQueues(1, async ([queue], schedules) => {
       const deliveries: string[] = [];
       const written: string[] = [];
       const away = () => new DependencyUnavailableError('database', 'connect ECONNREFUSED');
@@ -228,7 +233,7 @@ describe('slots in batch jobs', () => {
             : Promise.reject(new ResultAwaitingWriteError(handedOver, { cause: away() }));
         },
         {
-          concurrency: 5,
+          admission: testAdmission(5),
           writeResults: (results) => {
             if (written.length === 0 && results.length > 0) {
               written.push('refused');
@@ -241,7 +246,7 @@ describe('slots in batch jobs', () => {
       );
       try {
         for (const schedule of schedulesDueIn(['fine', 'parked-a', 'parked-b'], 2_500))
-          await queue!.upsertSchedule(schedule);
+          await schedules.upsertSchedule(schedule);
         await eventually(() => Promise.resolve(written.length >= 3 ? true : undefined), 15_000);
         await new Promise((resolve) => setTimeout(resolve, 1_500));
       } finally {
@@ -253,10 +258,10 @@ describe('slots in batch jobs', () => {
   });
 
   it('reports the slots no tick reached in time as skipped, late, and runs only the latest', async () => {
-    await withQueues(1, async ([queue]) => {
+    await withQueues(1, async ([queue], schedules) => {
       const everyMs = 1_000;
       const offsetMs = 0;
-      await queue!.upsertSchedule({
+      await schedules.upsertSchedule({
         id: 'acme/late/default',
         location: 'default',
         everyMs,
@@ -271,7 +276,7 @@ describe('slots in batch jobs', () => {
         ['default'],
         (d) => Promise.resolve(void delivered.push(Number(d.slot))),
         {
-          concurrency: 5,
+          admission: testAdmission(5),
           onSkipped: (slots, reason) =>
             skipped.push(...slots.map((s) => [s.slotMs, reason] as [number, string])),
         },
@@ -291,7 +296,7 @@ describe('slots in batch jobs', () => {
   });
 
   it('drops the slot whose handler failed for any other reason, alone and at once', async () => {
-    await withQueues(1, async ([queue]) => {
+    await withQueues(1, async ([queue], schedules) => {
       const handled: string[] = [];
       const dropped: Array<[string, DropReason]> = [];
       const consumer = queue!.consume(
@@ -302,11 +307,11 @@ describe('slots in batch jobs', () => {
             ? Promise.reject(new Error('the definition cannot be read'))
             : Promise.resolve();
         },
-        { concurrency: 5, onDropped: (d, reason) => dropped.push([d.data.monitorId, reason]) },
+        { admission: testAdmission(5), onDropped: (d, reason) => dropped.push([d.data.monitorId, reason]) },
       );
       try {
         for (const schedule of schedulesDueIn(['fine', 'broken', 'other'], 2_500))
-          await queue!.upsertSchedule(schedule);
+          await schedules.upsertSchedule(schedule);
         await eventually(() => Promise.resolve(handled.length >= 3 ? true : undefined), 15_000);
         // Long enough for a retry, had there been one.
         await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -329,17 +334,20 @@ describe('a location whose workers cannot keep up', () => {
       log: capture.log,
       retrySeconds: 10,
     });
+    const schedules = testStore(prefix);
     const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     const batches = new Queue('default.slots', { connection, prefix });
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const delivered: string[] = [];
     // One place, and every check hangs until the gate opens: the consumer holds one batch and pauses.
-    const consumer = queue.consume(['default'], (d) => (delivered.push(d.id), gate), { concurrency: 1 });
+    const consumer = queue.consume(['default'], (d) => (delivered.push(d.id), gate), {
+      admission: testAdmission(1),
+    });
     const logged = (msg: string) => entries(capture.lines).some((e) => e.msg === msg);
     try {
       for (const schedule of schedulesDueIn(['a', 'b', 'c'], 1_500, 1_000))
-        await queue.upsertSchedule(schedule);
+        await schedules.upsertSchedule(schedule);
       await eventually(
         () =>
           Promise.resolve(
@@ -358,6 +366,7 @@ describe('a location whose workers cannot keep up', () => {
     } finally {
       release();
       await consumer.close();
+      await schedules.close();
       await queue.close();
       await batches.close();
       connection.disconnect();

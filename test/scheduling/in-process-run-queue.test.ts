@@ -1,19 +1,22 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveredRunJob } from '../../hub/src/runs/run-queue.js';
-import { createInProcessRunQueue, type StartTimer } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import type { StartTimer } from '../../hub/src/scheduling/in-process-schedule-store.js';
 import { capturedLog } from '../harness/captured-log.js';
+import { openInProcessScheduling, testAdmission } from '../harness/scheduling.js';
 
 const DAY_MS = 86_400_000;
 
-// What every RunQueue does is in run-queue-conformance.test.ts; here, what only the in-process twin does.
-describe('the in-process run queue of meerkat dev', () => {
+// What every RunQueue and ScheduleStore does is in the conformance tests; here, what only the in-process twins
+// (the queue and the schedule store of meerkat dev) do.
+describe('the in-process run queue and schedules of meerkat dev', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('runs a 30-day schedule once at its slot, past the longest delay a timer takes (24.8 days)', async () => {
     vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
-    const queue = createInProcessRunQueue({ log: capturedLog().log });
+    const { queue, schedules } = openInProcessScheduling(capturedLog().log);
     const delivered: DeliveredRunJob[] = [];
     const consumer = queue.consume(
       ['default'],
@@ -21,10 +24,10 @@ describe('the in-process run queue of meerkat dev', () => {
         delivered.push(job);
         return Promise.resolve();
       },
-      { concurrency: 1 },
+      { admission: testAdmission(1) },
     );
     const everyMs = 30 * DAY_MS;
-    await queue.upsertSchedule({
+    await schedules.upsertSchedule({
       id: 'monthly',
       location: 'default',
       everyMs,
@@ -45,9 +48,9 @@ describe('the in-process run queue of meerkat dev', () => {
   });
 
   it('delivers each slot once when every timer fires 1 to 3 ms before it is due', async () => {
-    const { queue, pending, delivered, consumer, setNow } = queueOnTestTimers();
+    const { schedules, pending, delivered, consumer, setNow } = queueOnTestTimers();
     const everyMs = 10_000;
-    await queue.upsertSchedule(scheduleOf('early', everyMs, 2_500));
+    await schedules.upsertSchedule(scheduleOf('early', everyMs, 2_500));
     const firstSlot = Date.parse('2026-01-01T00:00:02.500Z');
 
     // 40 firings: a timer fired early finds the clock before its slot; the one it arms next must not be for it.
@@ -67,9 +70,9 @@ describe('the in-process run queue of meerkat dev', () => {
   });
 
   it('does not deliver again a slot enqueueSlot gave, nor one the timer gave', async () => {
-    const { queue, pending, delivered, consumer, setNow } = queueOnTestTimers();
+    const { queue, schedules, pending, delivered, consumer, setNow } = queueOnTestTimers();
     const schedule = scheduleOf('backfilled', 10_000, 0);
-    await queue.upsertSchedule(schedule);
+    await schedules.upsertSchedule(schedule);
     const next = START_MS + 10_000;
     await queue.enqueueSlot(schedule, next);
     setNow(next);
@@ -79,34 +82,44 @@ describe('the in-process run queue of meerkat dev', () => {
     expect(delivered).toEqual([String(next)]);
   });
 
-  it('holds at most maxHeldSlots, shedding its oldest waiting slot for a newer one (ADR 0040)', async () => {
+  it('holds at most its admission’s slots, shedding the oldest waiting for a check for a newer one (ADR 0040)', async () => {
     const queue = createInProcessRunQueue({ log: capturedLog().log });
     let release = () => {};
     const blocked = new Promise<void>((resolve) => (release = resolve));
     const started: string[] = [];
     const shed: number[] = [];
+    // One check place, two slots held; the handler checks through the admission's places, as a worker does.
+    const admission = testAdmission(1, 2);
     const consumer = queue.consume(
       ['default'],
-      async (job) => {
-        started.push(job.slot ?? 'no slot');
-        await blocked;
-      },
+      (job) =>
+        admission.checks.run(
+          async () => {
+            started.push(job.slot ?? 'no slot');
+            await blocked;
+          },
+          job.data.organizationId,
+          true,
+        ),
       {
-        concurrency: 1,
-        maxHeldSlots: 2,
+        admission,
         onSkipped: (slots, reason) => {
           expect(reason).toBe('shed');
           shed.push(...slots.map((slot) => slot.slotMs));
         },
       },
     );
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
     const schedule = scheduleOf('busy', 10_000, 0);
-    for (const slotMs of [10_000, 20_000, 30_000, 40_000]) await queue.enqueueSlot(schedule, slotMs);
+    for (const slotMs of [10_000, 20_000, 30_000, 40_000]) {
+      await queue.enqueueSlot(schedule, slotMs);
+      await settled();
+    }
     // One checking, one waiting: each newer slot took the place of the oldest waiting one.
-    expect(consumer.heldSlots()).toBe(2);
+    expect(admission.state()).toMatchObject({ held: 2, checking: 1, waitingForCheck: 1 });
     expect(shed).toEqual([20_000, 30_000]);
     release();
-    await new Promise((resolve) => setImmediate(resolve));
+    await settled();
     expect(started).toEqual(['10000', '40000']);
     await consumer.close();
     await queue.close();
@@ -134,8 +147,7 @@ function queueOnTestTimers() {
     pending.push(timer);
     return { cancel: () => void (timer.cancelled = true) };
   };
-  const queue = createInProcessRunQueue({
-    log: capturedLog().log,
+  const { queue, schedules } = openInProcessScheduling(capturedLog().log, {
     clock: { now: () => new Date(nowMs) },
     startTimer,
   });
@@ -146,9 +158,9 @@ function queueOnTestTimers() {
       delivered.push(job.slot ?? 'no slot');
       return Promise.resolve();
     },
-    { concurrency: 10 },
+    { admission: testAdmission(10) },
   );
   // The clock never goes back, as Date.now() in practice does not between two timers.
   const setNow = (ms: number) => void (nowMs = Math.max(nowMs, ms));
-  return { queue, pending, delivered, consumer, setNow };
+  return { queue, schedules, pending, delivered, consumer, setNow };
 }

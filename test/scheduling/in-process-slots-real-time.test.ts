@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
+import { openInProcessScheduling, testAdmission } from '../harness/scheduling.js';
 import { latestSlotMs } from '../../hub/src/scheduling/schedules.js';
 import { capturedLog } from '../harness/captured-log.js';
 
@@ -32,14 +32,14 @@ describe('the in-process run queue on real timers', () => {
   });
 
   it(`sends exactly one request per slot for ${SCHEDULES} schedules every 2 s`, async () => {
-    const queue = createInProcessRunQueue({ log: capturedLog().log });
+    const { queue, schedules: store } = openInProcessScheduling(capturedLog().log);
     const consumer = queue.consume(
       ['default'],
       async (job) => {
         const response = await fetch(`${url}/hit/${job.data.monitorId}/${job.slot}`);
         await response.text();
       },
-      { concurrency: 50 },
+      { admission: testAdmission(50) },
     );
     const schedules = Array.from({ length: SCHEDULES }, (_, i) => ({
       id: `s${i}`,
@@ -48,11 +48,11 @@ describe('the in-process run queue on real timers', () => {
       offsetMs: (i * 7) % EVERY_MS,
       data: { organizationId: 'acme', monitorId: `s${i}`, location: 'default' },
     }));
-    for (const schedule of schedules) await queue.upsertSchedule(schedule);
+    for (const schedule of schedules) await store.upsertSchedule(schedule);
     const armedAt = Date.now();
     await sleep(WINDOW_MS);
     const stoppedAt = Date.now();
-    for (const schedule of schedules) await queue.removeSchedule('default', schedule.id);
+    for (const schedule of schedules) await store.removeSchedule('default', schedule.id);
     // Every slot strictly inside the window was due while its schedule existed: each must have one request.
     const expected = schedules.flatMap((schedule) => {
       const slots: string[] = [];
@@ -63,6 +63,7 @@ describe('the in-process run queue on real timers', () => {
     const drainEnds = Date.now() + DRAIN_MS;
     while (expected.some((key) => !requests.has(key)) && Date.now() < drainEnds) await sleep(200);
     await consumer.close();
+    await store.close();
     await queue.close();
     const twice = [...requests].filter(([, count]) => count > 1);
     const missing = expected.filter((key) => !requests.has(key));

@@ -1,27 +1,12 @@
 // The schedule store behind the BullMQ run queue (docs/adr/0023-batched-run-jobs.md), on the test Redis with
 // explicit clocks: which slots a tick finds due, how schedules move on, and what a rewrite keeps.
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSchedule } from '../../hub/src/runs/run-queue.js';
-import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
 import { BATCH_MAX, createRedisSchedules } from '../../hub/src/scheduling/redis-schedules.js';
-import { capturedLog } from '../harness/captured-log.js';
-import { eventually } from '../harness/eventually.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
+import { schedule } from './schedule-fixtures.js';
 
 const T0 = 1_800_000_000_000;
-const EVERY = 10_000;
-
-function schedule(id: string, offsetMs = 500, everyMs = EVERY): RunSchedule {
-  return {
-    id,
-    location: 'default',
-    everyMs,
-    offsetMs,
-    data: { organizationId: 'acme', monitorId: id, location: 'default', version: 'v1' },
-  };
-}
 
 describe('the Redis schedule store', () => {
   let redis: Redis;
@@ -116,58 +101,5 @@ describe('the Redis schedule store', () => {
     expect(await schedules.claimTick('default', T0)).toBe(false);
     expect(await schedules.claimTick('default', T0 + 1_000)).toBe(true);
     expect(await schedules.claimTick('eu-west', T0)).toBe(true);
-  });
-});
-
-describe('schedules written by an earlier release as BullMQ job schedulers', () => {
-  it('are listed as not current until a consumer of this release retires them', async () => {
-    const prefix = testRedisPrefix();
-    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const bullmq = new Queue('default', { connection, prefix });
-    const queue = createBullmqRunQueue({
-      redisUrl: testRedisUrl(),
-      prefix,
-      log: capturedLog().log,
-      retrySeconds: 10,
-    });
-    try {
-      const old = schedule('acme/old/default');
-      const other = schedule('acme/not-yet-written/default');
-      for (const s of [old, other])
-        await bullmq.upsertJobScheduler(s.id, { every: s.everyMs, offset: s.offsetMs }, { data: s.data });
-      expect(await queue.listSchedules('default')).toContainEqual({
-        id: old.id,
-        everyMs: EVERY,
-        offsetMs: 500,
-        version: 'v1',
-        current: false,
-      });
-      // The scheduler writes it (a reconcile); the old scheduler keeps running it for the old workers.
-      await queue.upsertSchedule(old);
-      expect((await bullmq.getJobSchedulers(0, -1)).map((s) => s.key).sort()).toEqual(
-        [old.id, other.id].sort(),
-      );
-      // A consumer of this release ticks our keys, so it removes the old scheduler of every schedule in them.
-      const consumer = queue.consume(['default'], () => Promise.resolve(), { concurrency: 1 });
-      try {
-        await eventually(async () =>
-          (await bullmq.getJobSchedulers(0, -1)).length === 1 ? true : undefined,
-        );
-      } finally {
-        await consumer.close();
-      }
-      expect((await bullmq.getJobSchedulers(0, -1)).map((s) => s.key)).toEqual([other.id]);
-      expect(await queue.listSchedules('default')).toContainEqual({
-        id: old.id,
-        everyMs: EVERY,
-        offsetMs: 500,
-        version: 'v1',
-        current: true,
-      });
-    } finally {
-      await queue.close();
-      await bullmq.close();
-      connection.disconnect();
-    }
   });
 });

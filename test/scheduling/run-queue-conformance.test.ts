@@ -1,6 +1,7 @@
 // The contract of RunQueue (hub/src/runs/run-queue.ts), run against both implementations: BullMQ on the test Redis
-// (a key prefix of its own per queue) and the in-process twin of `meerkat dev`. What only one of them does (Redis
-// away, timers past 24.8 days) is in its own file.
+// (a key prefix of its own per queue) and the in-process twin of `meerkat dev`, each with the schedule store it is
+// paired with (schedule-store-conformance.test.ts has the store's own contract). What only one of them does
+// (Redis away, timers past 24.8 days) is in its own file.
 import { describe, expect, it } from 'vitest';
 import { ResultAwaitingWriteError } from '../../hub/src/runs/result-awaiting-write-error.js';
 import type {
@@ -12,22 +13,21 @@ import type {
   SkipReason,
 } from '../../hub/src/runs/run-queue.js';
 import { SlotSupersededError } from '../../hub/src/runs/slot-superseded-error.js';
-import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
-import { createInProcessRunQueue } from '../../hub/src/scheduling/in-process-run-queue.js';
 import { DependencyUnavailableError } from '../../hub/src/system/dependency-errors.js';
 import { capturedLog } from '../harness/captured-log.js';
-import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 import { eventually } from '../harness/eventually.js';
+import {
+  openBullmqScheduling,
+  openInProcessScheduling,
+  type TestScheduling,
+  testAdmission,
+} from '../harness/scheduling.js';
 
 type Log = ReturnType<typeof capturedLog>['log'];
 
-const implementations: Array<{ name: string; open: (log: Log) => RunQueue }> = [
-  {
-    name: 'BullMQ',
-    open: (log) =>
-      createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix: testRedisPrefix(), log, retrySeconds: 10 }),
-  },
-  { name: 'in-process', open: (log) => createInProcessRunQueue({ log, retrySeconds: 10 }) },
+const implementations: Array<{ name: string; open: (log: Log) => TestScheduling }> = [
+  { name: 'BullMQ', open: (log) => openBullmqScheduling(log) },
+  { name: 'in-process', open: (log) => openInProcessScheduling(log) },
 ];
 
 const job = { organizationId: 'acme', monitorId: 'm', location: 'default' } as const;
@@ -39,13 +39,15 @@ function schedule(id: string, location = 'default'): RunSchedule {
 }
 
 describe.each(implementations)('the $name run queue', ({ open }) => {
-  async function withQueue(test: (queue: RunQueue, lines: readonly string[]) => Promise<void>) {
+  async function withQueue(
+    test: (queue: RunQueue, lines: readonly string[], scheduling: TestScheduling) => Promise<void>,
+  ) {
     const capture = capturedLog();
-    const queue = open(capture.log);
+    const scheduling = open(capture.log);
     try {
-      await test(queue, capture.lines);
+      await test(scheduling.queue, capture.lines, scheduling);
     } finally {
-      await queue.close();
+      await scheduling.close();
     }
   }
 
@@ -53,7 +55,7 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
     await withQueue(async (queue) => {
       const delivered: DeliveredRunJob[] = [];
       const consumer = queue.consume(['default'], (d) => Promise.resolve(void delivered.push(d)), {
-        concurrency: 1,
+        admission: testAdmission(1),
       });
       try {
         await queue.enqueue({ ...job, location: 'eu-west', runId: 'run_elsewhere' });
@@ -80,7 +82,7 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
             ? Promise.reject(new Error('the definition cannot be read'))
             : Promise.resolve();
         },
-        { concurrency: 1, onDropped: (d, reason) => dropped.push([d.data.runId, reason]) },
+        { admission: testAdmission(1), onDropped: (d, reason) => dropped.push([d.data.runId, reason]) },
       );
       try {
         await queue.enqueue({ ...job, runId: 'run_broken' });
@@ -119,7 +121,7 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
             ? Promise.reject(new DependencyUnavailableError('database', 'connect ECONNREFUSED'))
             : Promise.resolve();
         },
-        { concurrency: 1 },
+        { admission: testAdmission(1) },
       );
       try {
         await queue.enqueue({ ...job, runId: 'run_retried' });
@@ -152,7 +154,7 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
           return Promise.reject(new ResultAwaitingWriteError(handedOver, { cause: away }));
         },
         {
-          concurrency: 1,
+          admission: testAdmission(1),
           writeResults: (results) => {
             writes.push([results.map((r) => r.monitorId).join(), writes.length + 1]);
             return writes.length < 3
@@ -178,26 +180,11 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
     });
   });
 
-  it('keeps schedules by id, per location: a second upsert replaces, remove deletes', async () => {
-    await withQueue(async (queue) => {
-      await queue.upsertSchedule(schedule('hourly'));
-      await queue.upsertSchedule({ ...schedule('hourly'), offsetMs: 2_000 });
-      await queue.upsertSchedule(schedule('elsewhere', 'eu-west'));
-      expect(await queue.listScheduleIds('default')).toEqual(['hourly']);
-      expect(await queue.listSchedules('default')).toEqual([
-        { id: 'hourly', everyMs: 3_600_000, offsetMs: 2_000, version: undefined, current: true },
-      ]);
-      await queue.removeSchedule('default', 'hourly');
-      expect(await queue.listScheduleIds('default')).toEqual([]);
-      expect(await queue.listScheduleIds('eu-west')).toEqual(['elsewhere']);
-    });
-  });
-
   it('delivers the job of one slot of a schedule, due at the slot, under the scheduler’s job id', async () => {
     await withQueue(async (queue) => {
       const delivered: DeliveredRunJob[] = [];
       const consumer = queue.consume(['default'], (d) => Promise.resolve(void delivered.push(d)), {
-        concurrency: 1,
+        admission: testAdmission(1),
       });
       try {
         const slotMs = Date.UTC(2026, 0, 1, 12);
@@ -214,7 +201,7 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
   });
 
   it('counts a scheduled slot its handler sheds (SlotSupersededError) as shed, with the period it carried', async () => {
-    await withQueue(async (queue) => {
+    await withQueue(async (queue, _lines, { schedules }) => {
       const delivered: DeliveredRunJob[] = [];
       const skipped: Array<{ slotMs: number; reason: SkipReason }> = [];
       const consumer = queue.consume(
@@ -224,25 +211,18 @@ describe.each(implementations)('the $name run queue', ({ open }) => {
           return Promise.reject(new SlotSupersededError());
         },
         {
-          concurrency: 1,
+          admission: testAdmission(1),
           onSkipped: (slots, reason) => skipped.push(...slots.map(({ slotMs }) => ({ slotMs, reason }))),
         },
       );
       try {
-        await queue.upsertSchedule({ ...schedule('busy'), everyMs: 2_000, offsetMs: 0 });
+        await schedules.upsertSchedule({ ...schedule('busy'), everyMs: 2_000, offsetMs: 0 });
         await eventually(() => Promise.resolve(skipped.length > 0 ? true : undefined), 15_000);
         expect(delivered[0]?.everyMs).toBe(2_000);
         expect(skipped[0]).toEqual({ slotMs: Number(delivered[0]?.slot), reason: 'shed' });
       } finally {
         await consumer.close();
       }
-    });
-  });
-
-  it('says its schedules are present once a full reconcile marked them so', async () => {
-    await withQueue(async (queue) => {
-      await queue.markSchedulesPresent(['default']);
-      expect(await queue.missingSchedules(['default'])).toBe('');
     });
   });
 });

@@ -72,19 +72,25 @@ export interface SkippedSlot {
   slotMs: number;
 }
 
+/**
+ * What a consumer asks before it takes on a job, and tells when a slot leaves: the worker's admission
+ * (worker/admission.ts, docs/adr/0044-one-door-per-concern.md), its one bound on what it holds.
+ */
+export interface RunAdmission {
+  limits: { readonly heldSlots: number };
+  /** Holds `count` slots, shedding slots waiting for a check place with `shedError()` to make room; false: hand the job back. */
+  tryHold(count: number, shedError: () => Error): boolean;
+  release(count: number): void;
+  /** Whether a consumer that handed jobs back may take them again. */
+  hasRoom(): boolean;
+}
+
 export interface ConsumeOptions {
-  concurrency: number;
   /**
-   * WORKER_MAX_HELD_SLOTS: the slots a consumer holds at once (waiting for their time or a place, checking, or
-   * waiting for their write). At it the consumer takes no more, and what no consumer takes is shed and
-   * counted (docs/adr/0040-overload-is-shed.md). Absent: twice `concurrency`.
+   * Decides what the consumer holds: every slot and run it takes counts until it is checked and written, shed or
+   * dropped. What no consumer takes is shed and counted by the ticks (docs/adr/0040-overload-is-shed.md).
    */
-  maxHeldSlots?: number;
-  /**
-   * Takes up to `count` scheduled slots that wait for a check place out of line (they end as SlotSupersededError),
-   * oldest of the largest organization first, to make room under `maxHeldSlots` for newer ones; answers how many.
-   */
-  shedWaiting?: (count: number) => number;
+  admission: RunAdmission;
   /** Told of each job given up for good (logged by the queue too), so the loss is counted. */
   onDropped?: (job: DeliveredRunJob, reason: DropReason) => void;
   /**
@@ -97,35 +103,20 @@ export interface ConsumeOptions {
   onSkipped?: (slots: readonly SkippedSlot[], reason: SkipReason) => void;
 }
 
-/** A schedule as the queue holds it; `current` is false when it was written with other job options. */
-export interface ListedSchedule extends Pick<RunSchedule, 'id' | 'everyMs' | 'offsetMs'> {
-  current: boolean;
-  /** Its definition is kept but its next slot is gone (Redis lost a key): it runs no more until rewritten. */
-  lost?: true;
-  /** The monitor version its jobs carry. */
-  version: string | undefined;
-}
-
 export interface RunConsumer {
-  /** The slots it holds now (meerkat_worker_slots_held), at most `maxHeldSlots` (unless one batch alone is larger) once the slots shed to make room have left. */
-  heldSlots(): number;
   /** Stops taking jobs and waits for the ones in flight. */
   close(): Promise<void>;
 }
 
 /**
- * The queues `runs:<location>` and their schedules, on BullMQ (Redis) in production and in process for
- * `meerkat dev` without Redis. Both honour the same contract: at-least-once delivery, schedules by id.
+ * The queues `runs:<location>`, on BullMQ (Redis) in production and in process for `meerkat dev` without Redis.
+ * Both honour the same contract: at-least-once delivery. The schedules that feed them are a ScheduleStore
+ * (schedule-store.ts); a consumer turns the slots those schedules make due into jobs of its locations.
  */
 export interface RunQueue {
   enqueue(data: RunJobData & { runId: string }): Promise<void>;
   /**
-   * Writes a schedule; its first slot is the first after now, or after `firstSlotAfterMs` (a restore after a loss
-   * starts past every slot a tick may have queued before it).
-   */
-  upsertSchedule(schedule: RunSchedule, options?: { firstSlotAfterMs?: number }): Promise<void>;
-  /**
-   * The job of one slot of `schedule`, as its scheduler would have made it (the same job id, so never twice):
+   * The job of one slot of `schedule`, as its schedule would have made it (the same job id, so never twice):
    * after the schedules were lost, the slot the gap swallowed runs at once instead of waiting for the next one.
    */
   enqueueSlot(schedule: RunSchedule, slotMs: number): Promise<void>;
@@ -135,28 +126,15 @@ export interface RunQueue {
    * a slot may have been queued. After the schedules were lost, what a restore must not queue again.
    */
   slotsInFlight(location: string): Promise<{ slots: ReadonlySet<string>; aheadMs: number }>;
-  removeSchedule(location: string, scheduleId: string): Promise<void>;
-  listScheduleIds(location: string): Promise<string[]>;
-  /** The schedules of `location` with their timing, so a reconcile rewrites only what changed. */
-  listSchedules(location: string): Promise<ListedSchedule[]>;
   /**
-   * Delivers jobs to `handler`. A handler that throws because a dependency is away (dependency-errors.ts) gets
-   * the job again after a backoff, for up to RUN_RECORD_RETRY_SECONDS; any other failure drops it at once.
+   * Delivers jobs to `handler`, and the slots of the locations' schedules as they fall due. A handler that
+   * throws because a dependency is away (dependency-errors.ts) gets the job again after a backoff, for up to
+   * RUN_RECORD_RETRY_SECONDS; any other failure drops it at once.
    */
   consume(
     locations: readonly string[],
     handler: (job: DeliveredRunJob) => Promise<void>,
     options: ConsumeOptions,
   ): RunConsumer;
-  /**
-   * Why the schedules of `locations` written by the last full reconcile are no longer all in the queue's store,
-   * or '' when they are: after Redis restarted empty, failed over to a replica that lacks them, or evicted or
-   * lost any of their keys, so the scheduler reconciles at once.
-   */
-  missingSchedules(locations: readonly string[]): Promise<string>;
-  /** Records that a full reconcile has just written every schedule of `locations`, with their counts. */
-  markSchedulesPresent(locations: readonly string[]): Promise<void>;
-  /** Records the schedule counts again after an outbox drain, unless the schedules are already known lost. */
-  recountSchedules(locations: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,19 +1,16 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import {
-  DependencyUnavailableError,
-  isRedisUnavailable,
-  shortReason,
-  withDeadline,
-} from '../system/dependency-errors.js';
+import { shortReason } from '../system/dependency-errors.js';
 import { startPeriodic } from '../system/periodic.js';
 import { deliveriesFor, dropReasonOf, isRetryable, retryDelayMs } from './job-retries.js';
-import { createPlaces } from '../system/places.js';
 import { queueLockOptions } from '../system/queue-locks.js';
 import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
+import { createRedisProducer } from './redis-producer.js';
+import { legacyJobSchedulers } from './legacy-job-schedulers.js';
+import { createSlotTicker, TICK_AHEAD_MS, TICK_MS, type BatchJobData } from './slot-ticker.js';
 import { scheduleId } from './schedules.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 import { SlotSupersededError } from '../runs/slot-superseded-error.js';
@@ -21,11 +18,9 @@ import type {
   ConsumeOptions,
   DeliveredRunJob,
   HandedOverResult,
-  ListedSchedule,
   RunConsumer,
   RunJobData,
   RunQueue,
-  RunSchedule,
 } from '../runs/run-queue.js';
 
 export interface BullmqRunQueueOptions {
@@ -58,22 +53,6 @@ const resultsQueueOf = (location: string) => `${location}.results`;
 const HANDOVER_ATTEMPTS = 3;
 /** Jobs of waiting results written at once by a consumer: each goes through the worker's batched writer. */
 const RESULTS_CONCURRENCY = 4;
-/** A consumer ticks its locations this often: each tick queues the slots due up to LOOKAHEAD_MS ahead. */
-const TICK_MS = 1_000;
-const LOOKAHEAD_MS = 2_000;
-/** A batch job is delivered this long before its first slot, so its worker starts each check on time. */
-const LEAD_MS = 250;
-/**
- * Batches queued and taken by no worker (the next 2 s are 2 or 3 of them), past which ticks queue nothing: the
- * workers of the location are saturated. Its schedules wait unmoved, and each runs its latest slot once when a
- * tick queues again, as a BullMQ job scheduler did (it made a slot's job only once the one before was taken).
- */
-const MAX_WAITING_BATCHES = 10;
-/**
- * Skipped slots a tick reports at most (an outage of hours over thousands of monitors skips millions): the slot
- * ledger's audit counts any it was not told of.
- */
-const MAX_SKIPS_REPORTED = 50_000;
 /**
  * A stalled batch comes back one lock (30 s) and a stalled check after its worker died: a slot due before
  * this long ago was due while that worker still held it.
@@ -82,11 +61,6 @@ const STALLED_AFTER_MS = queueLockOptions.lockDuration;
 /** How often a consumer looks for job schedulers of an earlier release to retire. */
 const LEGACY_CHECK_MS = 60_000;
 const BACKOFF_TYPE = 'capped-exponential';
-// A producer call (trigger, schedule writes) fails with DependencyUnavailableError after this, never hangs:
-// short enough for the API to answer within 5 s while Redis is paused (docs/operations.md).
-const PRODUCER_DEADLINE_MS = 3_000;
-// A hash since the schedule counts joined it; the string marker of earlier releases had another name.
-const SCHEDULES_MARKER = 'meerkat:schedules-counted';
 
 // A run's own failure is recorded on its row; a job fails only when the infrastructure did, and then retries.
 // A completed job is removed at once: its run is the record, and keeping jobs costs Redis work on every
@@ -112,13 +86,6 @@ function scheduledSlotOfJob(job: Pick<Job, 'id'>): { id: string; slotMs: number 
   if (slot === undefined) return undefined;
   const id = job.id ?? '';
   return { id: id.slice('repeat:'.length, id.lastIndexOf(':')), slotMs: Number(slot) };
-}
-
-/** What a batch job carries: slots of several schedules of its location, each started at its own time. */
-interface BatchJobData {
-  slots: DueSlot[];
-  /** The job's stalled count when it last failed: a count above it means its worker died since. */
-  stalled?: number;
 }
 
 /** What a results job carries: checked runs of its location whose write waits for the database. */
@@ -178,144 +145,33 @@ function deliveredJob(job: Job<RunJobData>): DeliveredRunJob {
 export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
   const prefix = options.prefix ?? 'runs';
   const jobOptions = jobOptionsFor(options.retrySeconds);
-  // Two connections. Producer calls (trigger, schedule writes) fail fast while Redis is away: no offline queue,
-  // one retry, and a deadline on each call. Workers need maxRetriesPerRequest null: their blocking commands must
-  // wait for Redis rather than fail, and BullMQ reconnects them by itself.
-  const producer = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  producer.on('error', (error: Error) =>
-    options.log.debug({ reason: shortReason(error) }, 'run queue producer connection error'),
-  );
+  // Two connections. Producer calls (trigger, ticks, handovers) fail fast while Redis is away (redis-producer.ts).
+  // Workers need maxRetriesPerRequest null: their blocking commands must wait for Redis rather than fail, and
+  // BullMQ reconnects them by itself.
+  const producer = createRedisProducer({ redisUrl: options.redisUrl, prefix, log: options.log });
+  const { bounded } = producer;
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   connection.on('error', (error: Error) =>
     options.log.debug({ reason: shortReason(error) }, 'run queue connection error'),
   );
-  const queues = new Map<string, Queue<RunJobData | BatchJobData | ResultsJobData>>();
+  const queueFor = (name: string) => producer.queue<RunJobData | BatchJobData | ResultsJobData>(name);
   const consumers = new Set<{ close(): Promise<void> }>();
-  const schedules = createRedisSchedules(producer, prefix);
-  // The producer connection has no offline queue: a call made while it first connects waits for it, within the
-  // same deadline; one made while it is reconnecting (Redis went away) fails at once.
-  const ready = () => {
-    if (producer.status === 'ready') return Promise.resolve();
-    if (['reconnecting', 'close', 'end'].includes(producer.status))
-      return Promise.reject(new DependencyUnavailableError('redis', `not connected (${producer.status})`));
-    return new Promise<void>((resolve) => producer.once('ready', () => resolve()));
-  };
-  const bounded = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await withDeadline('redis', PRODUCER_DEADLINE_MS, async () => {
-        await ready();
-        return call();
-      });
-    } catch (error) {
-      if (error instanceof DependencyUnavailableError || !isRedisUnavailable(error)) throw error;
-      throw new DependencyUnavailableError('redis', shortReason(error), { cause: error });
-    }
-  };
-  const markerKey = `${prefix}:${SCHEDULES_MARKER}`;
-
-  const queueFor = (location: string): Queue<RunJobData | BatchJobData | ResultsJobData> => {
-    let queue = queues.get(location);
-    if (queue === undefined) {
-      queue = new Queue<RunJobData | BatchJobData | ResultsJobData>(location, {
-        connection: producer,
-        prefix,
-      });
-      queue.on('error', (error) =>
-        options.log.debug({ reason: shortReason(error), location }, 'run queue error'),
-      );
-      queues.set(location, queue);
-    }
-    return queue;
-  };
-
-  // Job schedulers of BullMQ itself, written by releases before the batch jobs: listed as not current, so a
-  // reconcile writes the schedule to our keys too; a consumer of this release then retires them.
-  const legacySchedulers = (location: string) => bounded(() => queueFor(location).getJobSchedulers(0, -1));
-
-  const listAll = async (location: string): Promise<ListedSchedule[]> => {
-    const listed = new Map<string, ListedSchedule>();
-    for (const s of await bounded(() => schedules.list(location)))
-      listed.set(s.id, {
-        id: s.id,
-        everyMs: s.everyMs,
-        offsetMs: s.offsetMs,
-        version: s.data.version,
-        current: !s.lost,
-        ...(s.lost ? { lost: true } : {}),
-      });
-    for (const s of await legacySchedulers(location)) {
-      const id = s.id ?? s.key;
-      const ours = listed.get(id);
-      listed.set(id, {
-        id,
-        everyMs: ours?.everyMs ?? s.every ?? 0,
-        offsetMs: ours?.offsetMs ?? s.offset ?? 0,
-        version: ours?.version ?? (s.template?.data as RunJobData | undefined)?.version,
-        current: false,
-      });
-    }
-    return [...listed.values()];
-  };
-
-  /**
-   * Removes the job schedulers of an earlier release whose schedule is in our keys. Done by a consumer, which
-   * ticks those keys, never by the scheduler: a scheduler upgraded before the workers leaves the old schedulers
-   * to the old workers, so no slot waits for a worker able to run it.
-   */
-  const retireLegacySchedulers = async (location: string) => {
-    for (const s of await legacySchedulers(location)) {
-      const id = s.id ?? s.key;
-      if (await bounded(() => schedules.has(location, id)))
-        await bounded(() => queueFor(location).removeJobScheduler(id));
-    }
-  };
-
-  const saturated = new Set<string>();
-  /** Queues the slots of `location` due within this tick's window as batch jobs, then moves their schedules on. */
-  const tick = async (location: string, onSkipped: ConsumeOptions['onSkipped']) => {
-    const now = Date.now();
-    const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
-    if (!(await bounded(() => schedules.claimTick(location, horizon)))) return;
-    const slotsQueue = queueFor(slotsQueueOf(location));
-    // Delayed ones count too: while every worker of the location is paused, none promotes them when due.
-    const waiting = await bounded(() => slotsQueue.getJobCountByTypes('waiting', 'delayed'));
-    if (waiting >= MAX_WAITING_BATCHES) {
-      if (!saturated.has(location))
-        options.log.warn(
-          { location, waiting },
-          'the workers of this location are saturated: slots are skipped',
-        );
-      saturated.add(location);
-      return;
-    }
-    const wasSaturated = saturated.delete(location);
-    if (wasSaturated) options.log.info({ location }, 'the workers of this location keep up again');
-    for (;;) {
-      const due = await bounded(() => schedules.due(location, horizon, now));
-      const skipped = due.skipped.slice(0, MAX_SKIPS_REPORTED);
-      for (const batch of due.batches) {
-        const delay = Math.max(0, (batch.slots[0]?.slotMs ?? now) - LEAD_MS - Date.now());
-        const data: BatchJobData = { slots: batch.slots };
-        await bounded(() =>
-          slotsQueue.add(BATCH_JOB_NAME, data, { ...jobOptions, jobId: batch.jobId, delay }),
-        );
-      }
-      await bounded(due.commit);
-      const reason = wasSaturated ? 'saturated' : 'late';
-      // A slot some job claimed meanwhile (an add of an earlier tick that Redis ran late) is that job's to check.
-      const unclaimed = await bounded(() => schedules.claimSlots(location, `skipped:${reason}`, skipped));
-      if (unclaimed.length > 0) onSkipped?.(unclaimed, reason);
-      if (!due.more) return;
-    }
-  };
+  const schedules = createRedisSchedules(producer.redis, prefix);
+  const legacy = legacyJobSchedulers(producer);
+  const retireLegacy = (location: string) =>
+    legacy.retire(location, (id) => bounded(() => schedules.has(location, id)));
+  const tick = createSlotTicker({
+    producer,
+    schedules,
+    log: options.log,
+    slotsQueueOf,
+    jobOptions,
+    batchJobName: BATCH_JOB_NAME,
+  });
 
   return {
     async enqueue(data) {
       await bounded(() => queueFor(data.location).add(JOB_NAME, data, { ...jobOptions, jobId: data.runId }));
-    },
-
-    async upsertSchedule(schedule: RunSchedule, upsertOptions = {}) {
-      await bounded(() => schedules.upsert(schedule, upsertOptions.firstSlotAfterMs ?? Date.now()));
     },
 
     async enqueueSlot(schedule, slotMs) {
@@ -341,69 +197,36 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           if (run.slot !== undefined)
             slots.add(`${scheduleId(run.data.organizationId, run.data.monitorId, location)}@${run.slot}`);
       // A tick queues the slots due before the end of its next window.
-      return { slots, aheadMs: TICK_MS + LOOKAHEAD_MS };
-    },
-
-    async removeSchedule(location, scheduleId) {
-      await bounded(() => schedules.remove(location, scheduleId));
-      await bounded(() => queueFor(location).removeJobScheduler(scheduleId));
-    },
-
-    async listScheduleIds(location) {
-      return (await listAll(location)).map((s) => s.id);
-    },
-
-    listSchedules: listAll,
-
-    async missingSchedules(locations) {
-      return bounded(() => schedules.missing(markerKey, locations));
-    },
-
-    async markSchedulesPresent(locations) {
-      await bounded(() => schedules.count(markerKey, locations, true));
-    },
-
-    async recountSchedules(locations) {
-      await bounded(() => schedules.count(markerKey, locations, false));
+      return { slots, aheadMs: TICK_AHEAD_MS };
     },
 
     consume(locations, handler, consumeOptions: ConsumeOptions): RunConsumer {
-      const places = createPlaces(consumeOptions.concurrency);
+      const { admission } = consumeOptions;
       const runOne = async (delivered: DeliveredRunJob) => {
         try {
-          await places.run(() => handler(delivered));
+          await handler(delivered);
         } catch (error) {
           if (isRetryable(error) || error instanceof SlotSupersededError) throw error;
           // Anything but an absent dependency would fail the same way again: no retry.
           throw new UnrecoverableError(shortReason(error));
         }
       };
-      // The slots of the batches this consumer holds and has not finished (docs/adr/0040-overload-is-shed.md).
-      // At maxHeldSlots a new batch makes room by shedding the oldest slots waiting for a check place (the largest
-      // organization's first); when none waits, the batch goes back and the consumer takes no more until it
-      // holds half of it, leaving the batches to other consumers or, when all are as full, to the ticks, which
-      // shed and count what no worker takes. A saturated worker does not hoard a backlog.
-      const maxHeld = consumeOptions.maxHeldSlots ?? 2 * consumeOptions.concurrency;
-      let held = 0;
-      const slotWorkers: Array<Worker<BatchJobData>> = [];
-      const holdSlots = (count: number) => {
-        held += count;
-        if (held <= maxHeld / 2 && slotWorkers.some((w) => w.isPaused()))
-          for (const w of slotWorkers) void w.resume();
+      // Every slot and run this consumer takes is held by the admission until it leaves
+      // (docs/adr/0044-one-door-per-concern.md). A job the admission has no room for goes back to the front of its
+      // queue, for another consumer, and this one takes no more until the admission has room again; when all are
+      // as full, the ticks shed and count what no worker takes. A saturated worker does not hoard a backlog.
+      const takingWorkers: Array<Worker<RunJobData> | Worker<BatchJobData>> = [];
+      const release = (count: number) => {
+        admission.release(count);
+        if (admission.hasRoom() && takingWorkers.some((w) => w.isPaused()))
+          for (const w of takingWorkers) void w.resume();
       };
-      /**
-       * Holds a batch's slots before it is opened, making room as above, or hands it back unopened (to the front
-       * of the queue, for another consumer). A batch larger than the bound alone is taken by a consumer holding
-       * nothing. Slots shed for it leave `held` as their checks fail, a moment later.
-       */
-      const admit = async (job: Job<BatchJobData>, token: string | undefined): Promise<boolean> => {
-        const size = job.data.slots.length;
-        const over = held + size - maxHeld;
-        if (held === 0 || over <= 0 || (consumeOptions.shedWaiting?.(over) ?? 0) === over) {
-          holdSlots(size);
-          return true;
-        }
-        if (!slotWorkers.some((w) => w.isPaused())) for (const w of slotWorkers) void w.pause(true);
+      const superseded = () =>
+        new SlotSupersededError('newer slots took its place in line: the worker is full');
+      /** Holds a job's slots before it is opened, or hands it back unopened and pauses (see above). */
+      const admit = async (job: QueueJob, token: string | undefined, size: number): Promise<boolean> => {
+        if (admission.tryHold(size, superseded)) return true;
+        if (!takingWorkers.some((w) => w.isPaused())) for (const w of takingWorkers) void w.pause(true);
         await job.moveToWait(token);
         return false;
       };
@@ -454,7 +277,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       // job, which fails and comes again after the backoff with those alone; the others are done. Slots checked
       // whose write found the database away are done too: their results wait in a results job.
       const runBatch = async (job: Job<BatchJobData>, location: string, token: string | undefined) => {
-        if (!(await admit(job, token))) throw new WaitingError();
+        if (!(await admit(job, token, job.data.slots.length))) throw new WaitingError();
         const retry: DueSlot[] = [];
         let retryError: unknown;
         const checked = new Map<string, HandedOverResult>();
@@ -467,14 +290,14 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
             schedules.claimSlots(location, job.id ?? '', slotsToCheck(job, location)),
           );
         } finally {
-          holdSlots(claimed.length - job.data.slots.length);
+          release(job.data.slots.length - claimed.length);
         }
         // A batch that waited (its workers were full) sheds at once the slots whose next slot is due already.
         const now = Date.now();
         const slots = claimed.filter((slot) => {
           if (slot.everyMs === undefined || now < slot.slotMs + slot.everyMs) return true;
           shed.push(slot);
-          holdSlots(-1);
+          release(1);
           return false;
         });
         await Promise.all(
@@ -511,7 +334,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
                 consumeOptions.onDropped?.(delivered, 'error');
               }
             } finally {
-              holdSlots(-1);
+              release(1);
             }
           }),
         );
@@ -528,7 +351,15 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         throw retryError;
       };
       // A single slot or manual run: a checked result whose write waits is handed over as a batch's are.
-      const runSingle = async (job: Job<RunJobData>, location: string) => {
+      const runSingle = async (job: Job<RunJobData>, location: string, token: string | undefined) => {
+        if (!(await admit(job, token, 1))) throw new WaitingError();
+        try {
+          await checkSingle(job, location);
+        } finally {
+          release(1);
+        }
+      };
+      const checkSingle = async (job: Job<RunJobData>, location: string) => {
         const delivered = deliveredJob(job);
         const slotOf = scheduledSlotOfJob(job);
         if (
@@ -554,10 +385,11 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         }
       };
 
+      // BullMQ takes jobs while the admission has room: it decides, not BullMQ's own limit.
       const workerOptions = {
         connection,
         prefix,
-        concurrency: consumeOptions.concurrency,
+        concurrency: Math.max(1, admission.limits.heldSlots),
         ...queueLockOptions,
         settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
       };
@@ -590,13 +422,17 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         return worker;
       };
       const workers = locations.flatMap((location) => {
-        const runs = new Worker<RunJobData>(location, (job) => runSingle(job, location), workerOptions);
+        const runs = new Worker<RunJobData>(
+          location,
+          (job, token) => runSingle(job, location, token),
+          workerOptions,
+        );
         const slots = new Worker<BatchJobData>(
           slotsQueueOf(location),
           (job, token) => runBatch(job, location, token),
           workerOptions,
         );
-        slotWorkers.push(slots);
+        takingWorkers.push(runs, slots);
         const results = new Worker<ResultsJobData>(resultsQueueOf(location), writeWaitingResults, {
           ...workerOptions,
           concurrency: RESULTS_CONCURRENCY,
@@ -607,7 +443,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       const periodic = locations.flatMap((location) => {
         const warn = (what: string) => (error: unknown) =>
           options.log.warn({ reason: shortReason(error), location }, what);
-        void retireLegacySchedulers(location).catch(warn('retiring old job schedulers failed'));
+        void retireLegacy(location).catch(warn('retiring old job schedulers failed'));
         return [
           startPeriodic(
             () => tick(location, consumeOptions.onSkipped),
@@ -615,14 +451,13 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
             warn('run schedule tick failed'),
           ),
           startPeriodic(
-            () => retireLegacySchedulers(location),
+            () => retireLegacy(location),
             LEGACY_CHECK_MS,
             warn('retiring old job schedulers failed'),
           ),
         ];
       });
       const consumer = {
-        heldSlots: () => held,
         async close() {
           await Promise.all(periodic.map((p) => p.stop()));
           await Promise.all(workers.map((w) => w.close()));
@@ -635,9 +470,8 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
 
     async close() {
       await Promise.all([...consumers].map((c) => c.close()));
-      await Promise.all([...queues.values()].map((q) => q.close()));
       connection.disconnect();
-      producer.disconnect();
+      await producer.close();
     },
   };
 }

@@ -293,3 +293,5 @@ function batchesOf(horizonMs: number, slots: DueSlot[]): DueBatch[] {
   }
   return batches;
 }
+
+export type RedisSchedules = ReturnType<typeof createRedisSchedules>;

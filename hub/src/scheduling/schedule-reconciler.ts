@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
-import type { ListedSchedule, RunQueue, RunSchedule } from '../runs/run-queue.js';
+import type { RunQueue, RunSchedule } from '../runs/run-queue.js';
+import type { ListedSchedule, ScheduleStore } from '../runs/schedule-store.js';
 import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
 
 const OUTBOX_BATCH = 500;
@@ -10,7 +11,7 @@ const OUTBOX_BATCH = 500;
  * Applies pending outbox rows, oldest first. Rows are locked with SKIP LOCKED, so two schedulers never apply the
  * same row, and deleted only after their schedules were written: a crash leaves them to be applied again.
  */
-export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<number> {
+export async function drainScheduleOutbox(db: Db, schedules: ScheduleStore): Promise<number> {
   return db.transaction().execute(async (tx) => {
     const rows = await tx
       .selectFrom('schedule_outbox')
@@ -23,12 +24,12 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
     for (const row of rows) {
       // A deleted monitor's row names every location it had; a changed one names those it left.
       for (const location of row.removed_locations) {
-        await queue.removeSchedule(location, scheduleId(row.organization_id, row.monitor_id, location));
+        await schedules.removeSchedule(location, scheduleId(row.organization_id, row.monitor_id, location));
       }
       const monitor = await findMonitor(tx, row.organization_id, row.monitor_id);
       if (monitor === undefined) continue;
       for (const schedule of desiredSchedules(row.organization_id, monitorRowToMonitor(monitor))) {
-        await queue.upsertSchedule(schedule);
+        await schedules.upsertSchedule(schedule);
       }
     }
     if (rows.length > 0)
@@ -42,6 +43,12 @@ export async function drainScheduleOutbox(db: Db, queue: RunQueue): Promise<numb
         .execute();
     return rows.length;
   });
+}
+
+/** The schedules, and the run queue a restore after a loss queues the swallowed slots in. */
+export interface Scheduling {
+  schedules: ScheduleStore;
+  queue: Pick<RunQueue, 'slotsInFlight' | 'enqueueSlot'>;
 }
 
 /** The schedules were lost at `at`; `accounted` tells which slots have a run or a gap (the slot ledger's). */
@@ -60,7 +67,7 @@ export interface LostSchedules {
  * the slots queued.
  */
 async function restoreLostSchedules(
-  queue: RunQueue,
+  { schedules, queue }: Scheduling,
   lost: readonly RunSchedule[],
   { at, accounted }: LostSchedules,
 ): Promise<number> {
@@ -70,7 +77,7 @@ async function restoreLostSchedules(
     const inFlight = await queue.slotsInFlight(location);
     const firstSlotAfterMs = atMs + inFlight.aheadMs;
     for (const schedule of lost.filter((s) => s.location === location)) {
-      await queue.upsertSchedule(schedule, { firstSlotAfterMs });
+      await schedules.upsertSchedule(schedule, { firstSlotAfterMs });
       const until = latestSlotMs(schedule, firstSlotAfterMs);
       for (let slotMs = latestSlotMs(schedule, atMs); slotMs <= until; slotMs += schedule.everyMs)
         if (!inFlight.slots.has(`${schedule.id}@${slotMs}`)) candidates.push({ schedule, slotMs });
@@ -86,20 +93,20 @@ async function restoreLostSchedules(
 
 /**
  * Makes the schedules of `locations` exactly the desired ones of every monitor: upserts only what is missing or
- * changed (timing read back from the queue) and removes schedulers nobody wants. Run at start and periodically;
+ * changed (timing read back from the store) and removes schedulers nobody wants. Run at start and periodically;
  * heals anything the outbox missed. With `lost` (the schedules were lost), each schedule that was missing
  * is restored with the slots the loss swallowed (restoreLostSchedules).
  */
 export async function reconcileAllSchedules(
   db: Db,
-  queue: RunQueue,
+  scheduling: Scheduling,
   locations: readonly string[],
   log: Logger,
   options: { lost?: LostSchedules } = {},
 ): Promise<void> {
   const existing = new Map<string, ListedSchedule & Pick<RunSchedule, 'location'>>();
   for (const location of locations)
-    for (const schedule of await queue.listSchedules(location))
+    for (const schedule of await scheduling.schedules.listSchedules(location))
       existing.set(schedule.id, { ...schedule, location });
   const wanted = new Set<string>();
   let upserted = 0;
@@ -127,17 +134,18 @@ export async function reconcileAllSchedules(
           continue;
         upserted += 1;
         if ((current === undefined || current.lost) && options.lost !== undefined) lost.push(schedule);
-        else await queue.upsertSchedule(schedule);
+        else await scheduling.schedules.upsertSchedule(schedule);
       }
     }
     if (rows.length < 1000) break;
   }
-  const backfilled = options.lost === undefined ? 0 : await restoreLostSchedules(queue, lost, options.lost);
+  const backfilled =
+    options.lost === undefined ? 0 : await restoreLostSchedules(scheduling, lost, options.lost);
   // Only schedulers listed before the scan: one the outbox adds meanwhile is not taken for an orphan.
   let removed = 0;
   for (const [id, { location }] of existing) {
     if (wanted.has(id)) continue;
-    await queue.removeSchedule(location, id);
+    await scheduling.schedules.removeSchedule(location, id);
     removed += 1;
   }
   log.info({ upserted, removed, backfilled }, 'schedules reconciled');

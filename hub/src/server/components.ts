@@ -5,8 +5,11 @@ import { createCredentialCipher, type CredentialCipher } from '../crypto/credent
 import { openDatabase, pingDatabase, type DatabaseHandle, type Db } from '../db/database.js';
 import { assertDatabaseCurrent, migrateToLatest } from '../db/migrator.js';
 import { createBullmqRunQueue } from '../scheduling/bullmq-run-queue.js';
+import { createBullmqScheduleStore } from '../scheduling/bullmq-schedule-store.js';
 import { createInProcessRunQueue } from '../scheduling/in-process-run-queue.js';
+import { createInProcessScheduleStore } from '../scheduling/in-process-schedule-store.js';
 import type { RunQueue } from '../runs/run-queue.js';
+import type { ScheduleStore } from '../runs/schedule-store.js';
 import { createGcpSecretStore } from '../secrets/gcp-secret-store.js';
 import { createLocalSecretStore } from '../secrets/local-secret-store.js';
 import type { SecretStore } from '../secrets/secret-store.js';
@@ -27,6 +30,8 @@ export interface Components {
   cipher: CredentialCipher;
   secrets: SecretStore;
   runQueue: RunQueue;
+  /** The schedules whose due slots the run queue's consumers turn into jobs. */
+  schedules: ScheduleStore;
   readiness: ReadinessCheck[];
   close(): Promise<void>;
 }
@@ -133,14 +138,7 @@ export async function openComponents(
     );
   const cipher = createCredentialCipher(options.secretsKey ?? settings.SECRETS_KEY ?? '');
   const secrets = await openSecretStore(settings, database.db, cipher, log);
-  const runQueue =
-    settings.REDIS_URL === undefined
-      ? createInProcessRunQueue({ log, retrySeconds: settings.RUN_RECORD_RETRY_SECONDS })
-      : createBullmqRunQueue({
-          redisUrl: settings.REDIS_URL,
-          log,
-          retrySeconds: settings.RUN_RECORD_RETRY_SECONDS,
-        });
+  const { runQueue, schedules } = openScheduling(settings, log);
 
   return {
     database,
@@ -149,12 +147,30 @@ export async function openComponents(
     cipher,
     secrets: secrets.store,
     runQueue,
+    schedules,
     readiness,
     async close() {
+      await schedules.close();
       await runQueue.close();
       await secrets.close();
       await destroyDatabases();
       redis?.disconnect();
     },
+  };
+}
+
+/** The run queue and its schedules: in Redis with REDIS_URL, in this process without it. */
+function openScheduling(
+  settings: Readonly<Settings>,
+  log: Logger,
+): { runQueue: RunQueue; schedules: ScheduleStore } {
+  const retrySeconds = settings.RUN_RECORD_RETRY_SECONDS;
+  if (settings.REDIS_URL === undefined) {
+    const runQueue = createInProcessRunQueue({ log, retrySeconds });
+    return { runQueue, schedules: createInProcessScheduleStore(runQueue) };
+  }
+  return {
+    runQueue: createBullmqRunQueue({ redisUrl: settings.REDIS_URL, log, retrySeconds }),
+    schedules: createBullmqScheduleStore({ redisUrl: settings.REDIS_URL, log }),
   };
 }

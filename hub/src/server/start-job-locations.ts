@@ -4,6 +4,7 @@ import { egressPoliciesOf } from '../egress/egress-policies.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
 import type { Components } from './components.js';
+import { createAdmission } from '../worker/admission.js';
 import { createRunJobHandler } from '../worker/run-job-handler.js';
 import { createJobExecutor } from '../jobs/job-executor.js';
 import { batchApiFor, kubeConfigFor } from '../jobs/kube-clients.js';
@@ -26,6 +27,11 @@ export function startJobLocations(options: {
   const executors = new Map<string, LocationExecutor>();
   const watchers: Array<{ stop(): Promise<void> }> = [];
   const egress = egressPoliciesOf(settings);
+  // Jobs created at once: the admission's check places; what it holds is bounded as a worker's is.
+  const admission = createAdmission({
+    checks: DISPATCH_CONCURRENCY,
+    heldSlots: settings.WORKER_MAX_HELD_SLOTS,
+  });
   for (const location of settings.LOCATIONS) {
     if (location.executor !== 'job') continue;
     const kubeConfig = kubeConfigFor(location.job);
@@ -40,7 +46,7 @@ export function startJobLocations(options: {
     executors.set(location.name, {
       async execute(run, signal) {
         try {
-          await dispatch.execute(run, signal);
+          await admission.checks.run(() => dispatch.execute(run, signal), run.organization_id);
         } catch (error) {
           // A Job the cluster refuses (RBAC, quota, a bad template) will not be accepted on a retry either.
           const message = error instanceof Error ? error.message : String(error);
@@ -68,9 +74,7 @@ export function startJobLocations(options: {
 
   const shutdown = new AbortController();
   const handler = createRunJobHandler({ db: components.db, executors, log, signal: shutdown.signal });
-  const consumer = components.runQueue.consume([...executors.keys()], handler, {
-    concurrency: DISPATCH_CONCURRENCY,
-  });
+  const consumer = components.runQueue.consume([...executors.keys()], handler, { admission });
   log.info({ locations: [...executors.keys()] }, 'dispatching runner Jobs');
   return {
     async close() {

@@ -33,19 +33,20 @@ export async function startScheduler(options: {
 }): Promise<{ close(): Promise<void> }> {
   const { settings, log, components } = options;
   const locations = settings.LOCATIONS.map((l) => l.name);
-  const queue = components.runQueue;
+  const { schedules } = components;
+  const scheduling = { schedules, queue: components.runQueue };
   const reconcileAll = async (options: { lost?: LostSchedules } = {}) => {
-    await reconcileAllSchedules(components.db, queue, locations, log, options);
-    await queue.markSchedulesPresent(locations);
+    await reconcileAllSchedules(components.db, scheduling, locations, log, options);
+    await schedules.markSchedulesPresent(locations);
   };
   await reconcileAll();
-  await drainScheduleOutbox(components.db, queue);
+  await drainScheduleOutbox(components.db, schedules);
 
   let lastFull = Date.now();
   const sync = startPeriodic(
     async () => {
       const due = Date.now() - lastFull >= FULL_RECONCILE_MS;
-      const missing = due ? '' : await queue.missingSchedules(locations);
+      const missing = due ? '' : await schedules.missingSchedules(locations);
       if (missing !== '')
         log.warn(
           { missing },
@@ -59,12 +60,12 @@ export async function startScheduler(options: {
       }
       let drained = 0;
       for (;;) {
-        const rows = await drainScheduleOutbox(components.db, queue);
+        const rows = await drainScheduleOutbox(components.db, schedules);
         if (rows === 0) break;
         drained += rows;
       }
       // The counts the next check compares with: schedules added or removed by the outbox are not a loss.
-      if (drained > 0) await queue.recountSchedules(locations);
+      if (drained > 0) await schedules.recountSchedules(locations);
     },
     OUTBOX_POLL_MS,
     (error) => log.error({ err: error }, 'schedule sync failed'),

@@ -15,14 +15,12 @@ import { drainPartOfGraceMs } from './serve-api.js';
 import { systemClock } from '../system/clock.js';
 import { startRunReaper } from '../worker/run-reaper.js';
 import { createRunJobHandler } from '../worker/run-job-handler.js';
-import { RESULTS_IN_WRITING } from '../worker/scheduled-run-writer.js';
 import { createWorkerExecutor } from '../worker/worker-executor.js';
-import { createPlaces } from '../system/places.js';
 import { startPeriodic } from '../system/periodic.js';
 import { shortReason } from '../system/dependency-errors.js';
 import { createMonitorReader } from '../worker/monitor-reader.js';
-import { SlotSupersededError } from '../runs/slot-superseded-error.js';
-import { registerHeldSlotsMetric } from '../metrics/prometheus/held-slots-metric.js';
+import { registerAdmissionMetrics } from '../metrics/prometheus/admission-metrics.js';
+import { createAdmission } from '../worker/admission.js';
 
 /** How often a worker reads the monitors changed since it last did (a change also reaches it with its jobs). */
 const MONITOR_WARM_MS = 10_000;
@@ -50,7 +48,7 @@ export interface StartWorkerOptions {
   onScheduledStart?: (driftMs: number, location: string) => void;
   /** Told of each job given up for good (meerkat_runs_dropped_total). */
   onDropped?: ConsumeOptions['onDropped'];
-  /** Where meerkat_worker_slots_held goes. */
+  /** Where the admission's gauges (meerkat_worker_slots_held, meerkat_worker_admission) go. */
   registry?: Registry;
 }
 
@@ -66,8 +64,12 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
   // A pooled connection opened under one location's egress policy must never serve another's runs, so each
   // distinct policy gets a runner (and Agent) of its own; locations without an override share the global one.
   const egress = egressPoliciesOf(settings);
-  // WORKER_CONCURRENCY bounds the checks under way, across every location the worker serves.
-  const checks = createPlaces(options.concurrency);
+  // What the worker takes on: WORKER_CONCURRENCY checks under way across every location it serves, and
+  // WORKER_MAX_HELD_SLOTS slots held (docs/adr/0044-one-door-per-concern.md).
+  const admission = createAdmission({
+    checks: options.concurrency,
+    heldSlots: settings.WORKER_MAX_HELD_SLOTS,
+  });
   const runners = new Map<EgressPolicy, { runner: MonitorRunner; executor: LocationExecutor }>();
   // Every monitor's definition, read ahead and kept fresh, so that while PostgreSQL is away each check runs at
   // its time on whichever worker takes it.
@@ -93,7 +95,8 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       clock: systemClock,
       log,
       hooks: options.hooks ?? [],
-      checks,
+      checks: admission.checks,
+      awaitWrite: admission.awaitWrite,
       monitors,
     });
     runners.set(policy, { runner, executor });
@@ -145,21 +148,13 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       { organizationId, monitorId, location, slotMs: Number(job.slot), reason: DROP_GAPS[reason] },
     ]);
   };
-  // A job stays in flight while its result waits for its batch's write, beside the checks under way.
   const consumer = components.runQueue.consume([...executors.keys()], handler, {
-    concurrency: options.concurrency + RESULTS_IN_WRITING,
-    maxHeldSlots: settings.WORKER_MAX_HELD_SLOTS,
-    shedWaiting: (count) =>
-      checks.shed(
-        count,
-        () => new SlotSupersededError('newer slots took its place in line: the worker is full'),
-      ),
+    admission,
     writeResults,
     onSkipped,
     onDropped,
   });
-  if (options.registry !== undefined)
-    registerHeldSlotsMetric(options.registry, () => consumer.heldSlots(), settings.WORKER_MAX_HELD_SLOTS);
+  if (options.registry !== undefined) registerAdmissionMetrics(options.registry, admission);
   const reaper = startRunReaper({ settings, db: components.db, log, hooks: options.hooks ?? [] });
   log.info({ locations: [...executors.keys()], concurrency: options.concurrency }, 'worker consuming runs');
 

@@ -37,6 +37,17 @@ export function createPlaces(limit: number) {
   };
 
   return {
+    /** Tasks under way, tasks waiting for a place, and how many of those `shed` may take. */
+    counts(): { running: number; waiting: number; sheddable: number } {
+      let queued = 0;
+      let sheddable = 0;
+      for (const queue of waiting.values()) {
+        queued += queue.length;
+        sheddable += queue.filter((waiter) => waiter.sheddable).length;
+      }
+      return { running: limit - free, waiting: queued, sheddable };
+    },
+
     async run<T>(task: () => Promise<T>, share = '', sheddable = false): Promise<T> {
       if (free > 0) free -= 1;
       else

@@ -6,7 +6,12 @@ import { newId } from '../db/ids.js';
 import { monitorRowToMonitor } from '../monitors/monitor.repository.js';
 import { MONITOR_DELETED_ERROR, type RunOutcome } from '../runner/run-outcome.js';
 import type { LocationExecutor, ScheduledSlot } from '../runs/location-executor.js';
-import { recordRunResult, type ExecutedScheduledRun, type RunFinishedHook } from '../runs/run-finished.js';
+import {
+  recordRunResult,
+  type ExecutedScheduledResult,
+  type ExecutedScheduledRun,
+  type RunFinishedHook,
+} from '../runs/run-finished.js';
 import { claimRun, reclaimRun, type RunResult, type RunRow } from '../runs/run.repository.js';
 import { RetryLaterError } from '../scheduling/job-retries.js';
 import type { SecretReader } from '../secrets/secret-store.js';
@@ -44,7 +49,9 @@ export interface WorkerExecutorDeps {
    * The worker's WORKER_CONCURRENCY, shared by the executors of all its locations: checks under way at once.
    * A finished result waiting for its batch's write holds no place here. Without it, checks are not limited.
    */
-  checks?: Places;
+  checks?: Pick<Places, 'run'>;
+  /** Counts a checked result among those waiting for their batch's write (the worker's admission). */
+  awaitWrite?: <T>(write: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -72,6 +79,9 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
   const monitors = deps.monitors ?? createMonitorReader(db);
   const scheduledRuns = createScheduledRunWriter(db, deps.hooks);
   const checks = deps.checks ?? createPlaces(Number.POSITIVE_INFINITY);
+  const awaitWrite = deps.awaitWrite ?? ((write) => write());
+  const recordScheduled = (executed: ExecutedScheduledResult) =>
+    awaitWrite(() => scheduledRuns.record(executed));
   // Results whose write failed because the database was away, by job id: the job's retry writes them.
   const parked = createParkedResults<{ run: RunRow | ExecutedScheduledRun; result: RunResult }>();
 
@@ -208,7 +218,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
       if (signal.aborted && !result.success)
         throw new RetryLaterError('the worker shut down before the run finished');
       try {
-        await scheduledRuns.record({ run, result });
+        await recordScheduled({ run, result });
       } catch (error) {
         // Checked, not written: the queue keeps the result and hands it back to writeHandedOver, never to a check.
         if (isDatabaseUnavailable(error))
@@ -218,7 +228,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
     },
 
     async writeHandedOver(results) {
-      await Promise.all(results.map((entry) => scheduledRuns.record(readHandedOver(entry))));
+      await Promise.all(results.map((entry) => recordScheduled(readHandedOver(entry))));
     },
   };
 }
