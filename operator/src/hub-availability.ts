@@ -5,6 +5,7 @@
 // seconds of the hub returning.
 import type { Logger } from 'pino';
 import { HubRequestError } from '../../hub/src/client/hub-client.js';
+import { createBackoff } from '../../hub/src/system/backoff.js';
 
 /** A reconcile could not reach the hub (network error, timeout, 5xx, 429); it is retried when the hub is back. */
 export class HubUnreachableError extends Error {
@@ -71,15 +72,15 @@ export function createHubAvailability(options: HubAvailabilityOptions) {
 
   async function probeUntilBack(): Promise<void> {
     probing = true;
-    let delay = initialProbeMs;
+    const probes = createBackoff({ initialMs: initialProbeMs, maxMs: maxProbeMs });
     while (since && !stopped) {
+      const delay = probes.next();
       await new Promise<void>((resolve) => (timer = setTimeout(resolve, delay)));
       if (!since || stopped) break;
       try {
         await options.probe();
         availability.reportAnswer();
       } catch {
-        delay = Math.min(delay * 2, maxProbeMs);
         if (!announced && availability.outagePastGrace()) {
           // The waiting reconciles run once more, to tell their Monitors (HubReachable=False), and wait again.
           announced = true;

@@ -5,6 +5,7 @@
 // refresh together. A failure for which `waitBeforeRetry` gives a promise (the hub is down) is retried when that
 // resolves instead of on its own timer.
 import type { Logger } from 'pino';
+import { backoffDelayMs } from '../../hub/src/system/backoff.js';
 import type { MonitorKey } from './reconcile-monitor.js';
 
 export interface ReconcileQueueOptions {
@@ -115,7 +116,10 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
         void wait.then(() => release(id, entry));
         return;
       }
-      const delay = Math.min(initialRetryMs * 2 ** entry.failures, maxRetryMs) * (0.8 + 0.4 * random());
+      const delay = backoffDelayMs(
+        { initialMs: initialRetryMs, maxMs: maxRetryMs, jitter: { spread: 0.2 }, random },
+        entry.failures,
+      );
       entry.failures += 1;
       options.log.warn(
         { err: failure.error, monitor: id, retryInMs: Math.round(delay) },

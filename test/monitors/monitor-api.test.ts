@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { seedIntegrationsForEveryChannel } from '../notifications/notification-fixtures.js';
@@ -238,6 +239,25 @@ describe('listing and finding monitors', () => {
       '/monitor/by-name?project=beta&environment=production&name=check-1&version=latest',
     );
     expect(((await latest.json()) as MonitorAnswer).data.id).toBe('beta-production-1');
+  });
+
+  it('reads by name with version=latest without writing the row', async () => {
+    await hub.request('PUT', '/monitor/read-only-1', { body: validMonitor({ name: 'read-only' }) });
+    // Any UPDATE of the row, even one that changes nothing, gives it a new xmin.
+    const rowState = async () =>
+      (
+        await sql<{ xmin: string; updated_at: Date }>`
+          select xmin::text as xmin, updated_at from monitors where id = 'read-only-1'`.execute(hub.db)
+      ).rows;
+    const before = await rowState();
+    const res = await hub.request(
+      'GET',
+      '/monitor/by-name?environment=production&name=read-only&version=latest',
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as MonitorAnswer).data.id).toBe('read-only-1');
+    expect(await rowState()).toEqual(before);
+    expect(before).toHaveLength(1);
   });
 
   it('needs the project only when the name is used in several', async () => {

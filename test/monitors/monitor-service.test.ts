@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
 import type { MonitorChange, MonitorDependant } from '../../hub/src/monitors/monitor-dependants.js';
@@ -48,14 +49,31 @@ describe.each(databaseEngines)('the monitor service on $name', (engine) => {
       .execute();
   }
 
-  it('upgrades an older stored monitor on version=latest, writes it back, and leaves it alone otherwise', async () => {
+  /** The row as stored, with its xmin: any UPDATE of the row, even one that changes nothing, gives a new xmin. */
+  async function storedRow(id: string) {
+    const { rows } = await sql<{
+      xmin: string;
+      schema_version: string;
+      updated_at: Date;
+      definition: unknown;
+    }>`
+      select xmin::text as xmin, schema_version, updated_at, definition from monitors where id = ${id}`.execute(
+      db,
+    );
+    return rows[0];
+  }
+
+  it('answers an older stored monitor upgraded on version=latest, without writing it or telling dependants', async () => {
+    const changes: MonitorChange[] = [];
     const monitors = createMonitorService({
       db,
       clock,
       locations: ['default'],
       schemaMigrations: [upgradeFrom09],
+      dependants: [{ name: 'recorder', sync: (_tx, change) => Promise.resolve(void changes.push(change)) }],
     });
     await storeOldMonitor('legacy', '0.9');
+    const before = await storedRow('legacy');
     const query = { project: 'shop', environment: 'production', name: 'legacy' };
 
     const asStored = await monitors.getByName('acme', query);
@@ -64,16 +82,25 @@ describe.each(databaseEngines)('the monitor service on $name', (engine) => {
     const upgraded = await monitors.getByName('acme', { ...query, version: 'latest' });
     expect(upgraded).toMatchObject({ version: '1.0', frequency: { every: 7, unit: 'MINUTE' } });
     expect(upgraded).not.toHaveProperty('intervalMinutes');
-    const row = await db
-      .selectFrom('monitors')
-      .selectAll()
-      .where('id', '=', 'legacy')
-      .executeTakeFirstOrThrow();
-    expect(row.schema_version).toBe('1.0');
-    expect(monitorDefinitionSchema.safeParse(row.definition).success).toBe(true);
+    expect(upgraded.updatedAt).toBe('2025-01-01T00:00:00.000Z');
+    const { id: _id, createdAt: _created, updatedAt: _updated, ...definition } = upgraded;
+    expect(monitorDefinitionSchema.safeParse(definition).success).toBe(true);
 
-    const again = await monitors.getByName('acme', { ...query, version: 'latest' });
-    expect(again.updatedAt).toBe(upgraded.updatedAt);
+    expect(await storedRow('legacy')).toEqual(before);
+    expect(before).toMatchObject({ schema_version: '0.9', definition: { intervalMinutes: 7 } });
+    expect(changes).toEqual([]);
+  });
+
+  it('reads a current monitor on version=latest without writing it', async () => {
+    const monitors = createMonitorService({ db, clock, locations: ['default'] });
+    const { monitor } = await monitors.create(
+      'acme',
+      monitorDefinitionSchema.parse(validMonitor({ name: 'current' })),
+    );
+    const before = await storedRow(monitor.id);
+    const query = { project: monitor.project, environment: monitor.environment, name: 'current' };
+    expect(await monitors.getByName('acme', { ...query, version: 'latest' })).toEqual(monitor);
+    expect(await storedRow(monitor.id)).toEqual(before);
   });
 
   it('refuses to upgrade from a version no migration starts at', async () => {

@@ -2,6 +2,7 @@ import { makeInformer, type BatchV1Api, type KubeConfig, type V1Job } from '@kub
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { recordRunResult, type RunFinishedHook } from '../runs/run-finished.js';
+import { createBackoff } from '../system/backoff.js';
 import { ORGANIZATION_ANNOTATION, RUN_LABEL } from './runner-job.js';
 
 export interface RunnerJobWatcherOptions {
@@ -42,7 +43,7 @@ export function watchRunnerJobs(options: RunnerJobWatcherOptions): { stop(): Pro
     RUN_LABEL,
   );
   let stopped = false;
-  let backoffMs = 1000;
+  const restarts = createBackoff({ initialMs: 1_000, maxMs: 60_000 });
 
   const settle = (job: V1Job, event: 'update' | 'delete') => {
     const reason = failureOfJob(job, event);
@@ -65,16 +66,13 @@ export function watchRunnerJobs(options: RunnerJobWatcherOptions): { stop(): Pro
   informer.on('delete', (job) => settle(job, 'delete'));
   informer.on('error', (error: unknown) => {
     if (stopped) return;
-    log.warn(
-      { error: (error as Error).message, retryInMs: backoffMs },
-      'runner Job watch failed; restarting',
-    );
+    const retryInMs = restarts.next();
+    log.warn({ error: (error as Error).message, retryInMs }, 'runner Job watch failed; restarting');
     setTimeout(() => {
       if (!stopped) informer.start().catch(() => undefined);
-    }, backoffMs).unref();
-    backoffMs = Math.min(backoffMs * 2, 60_000);
+    }, retryInMs).unref();
   });
-  informer.on('connect', () => (backoffMs = 1000));
+  informer.on('connect', () => restarts.reset());
   informer.start().catch((error: unknown) => log.error({ err: error }, 'runner Job watch could not start'));
 
   return {

@@ -9,7 +9,7 @@ export interface MonitorSchemaMigration {
 
 /**
  * Every released step, oldest first. Version 1.0 is the first schema, so there are none yet; the next schema
- * version adds its step here and stored monitors are upgraded on read with `version=latest`.
+ * version adds its step here; `version=latest` answers stored monitors upgraded, without writing them.
  */
 export const monitorSchemaMigrations: readonly MonitorSchemaMigration[] = [];
 

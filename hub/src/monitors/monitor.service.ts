@@ -196,7 +196,10 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       return { data: rows.map(monitorRowToMonitor), total };
     },
 
-    /** `latest` upgrades a monitor stored under an older schema version and writes the upgrade back. */
+    /**
+     * `latest` answers a monitor stored under an older schema version upgraded to the current one. A read: the row
+     * keeps its version until the monitor is next written (docs/adr/0041-one-backoff-read-only-get.md).
+     */
     async getByName(
       organizationId: string,
       query: {
@@ -222,7 +225,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
         return monitorRowToMonitor(row);
       const upgraded = upgradeDefinition(row.definition, row.schema_version, migrations);
       const definition = monitorDefinitionSchema.parse(upgraded.definition);
-      return (await upsert(organizationId, row.id, definition)).monitor;
+      return monitorRowToMonitor({ ...row, schema_version: definition.version, definition });
     },
 
     async remove(organizationId: string, id: string): Promise<void> {

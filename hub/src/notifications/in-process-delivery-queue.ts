@@ -1,3 +1,4 @@
+import { backoffDelayMs } from '../system/backoff.js';
 import {
   DELIVERY_ATTEMPTS,
   deliveryJobId,
@@ -11,6 +12,8 @@ import {
  */
 export function createInProcessDeliveryQueue(options: { backoffMs?: number } = {}): DeliveryQueue {
   const backoffMs = options.backoffMs ?? 5000;
+  // BullMQ's 'exponential': the base, then doubled for each attempt; the last retry is the longest.
+  const retry = { initialMs: backoffMs, maxMs: backoffMs * 2 ** (DELIVERY_ATTEMPTS - 2) };
   const waiting: DeliveryAttempt[] = [];
   const known = new Set<string>();
   const timers = new Set<NodeJS.Timeout>();
@@ -31,7 +34,7 @@ export function createInProcessDeliveryQueue(options: { backoffMs?: number } = {
               waiting.push({ data: attempt.data, attempt: next, lastAttempt: next >= DELIVERY_ATTEMPTS });
               pump();
             },
-            backoffMs * 2 ** (attempt.attempt - 1),
+            backoffDelayMs(retry, attempt.attempt - 1),
           );
           timers.add(timer);
         })

@@ -1,12 +1,12 @@
+import { backoffDelayMs } from '../system/backoff.js';
 import { unavailableDependencyOf } from '../system/dependency-errors.js';
 import type { DropReason } from '../runs/run-queue.js';
 
-const FIRST_RETRY_MS = 1_000;
-const LONGEST_RETRY_MS = 30_000;
+const JOB_RETRY = { initialMs: 1_000, maxMs: 30_000 };
 
 /** The pause before delivery `attempt + 1` of a job whose handler failed `attempt` times: doubling, capped. */
 export function retryDelayMs(attempt: number): number {
-  return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempt - 1), LONGEST_RETRY_MS);
+  return backoffDelayMs(JOB_RETRY, attempt - 1);
 }
 
 /** How many deliveries a job gets so that its retries span at least `retrySeconds` (RUN_RECORD_RETRY_SECONDS). */

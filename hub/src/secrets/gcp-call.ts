@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../http/errors.js';
+import { backoffDelayMs } from '../system/backoff.js';
 import { SecretStoreError } from './secret-errors.js';
 
 /** The gRPC status codes the gcp backend tells apart (they are fixed by the gRPC specification). */
@@ -50,8 +51,11 @@ function codeName(code: number | undefined): string {
 }
 
 /** Exponential backoff with full jitter, so replicas that failed together do not retry together. */
-function backoffDelayMs(policy: RetryPolicy, attempt: number): number {
-  return Math.random() * Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
+function retryDelayMs(policy: RetryPolicy, attempt: number): number {
+  return backoffDelayMs(
+    { initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'full' },
+    attempt - 1,
+  );
 }
 
 function toStoreError(action: string, code: number | undefined, attempts: number): Error {
@@ -88,7 +92,7 @@ export function createSecretManagerCaller(policy: RetryPolicy, log: Logger): Sec
           if (code !== undefined && expected.includes(code)) throw error;
           if (code !== undefined && transientCodes.has(code) && attempt < policy.attempts) {
             log.warn({ grpcCode: codeName(code), attempt }, `Secret Manager failed to ${action}; retrying`);
-            await sleep(backoffDelayMs(policy, attempt));
+            await sleep(retryDelayMs(policy, attempt));
             continue;
           }
           log.error({ err: error, grpcCode: codeName(code) }, `Secret Manager failed to ${action}`);

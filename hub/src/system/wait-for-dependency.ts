@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { createBackoff } from './backoff.js';
 import {
   DependencyUnavailableError,
   isDatabaseUnavailable,
@@ -8,8 +9,7 @@ import {
   type Dependency,
 } from './dependency-errors.js';
 
-const FIRST_PAUSE_MS = 500;
-const LONGEST_PAUSE_MS = 5_000;
+const PAUSES = { initialMs: 500, maxMs: 5_000 };
 
 /**
  * Runs `attempt` until it succeeds, while it fails because `dependency` is away, for up to `waitSeconds`: a
@@ -24,7 +24,7 @@ export async function waitForDependency<T>(
 ): Promise<T> {
   const unavailable = dependency === 'database' ? isDatabaseUnavailable : isRedisUnavailable;
   const deadline = Date.now() + options.waitSeconds * 1000;
-  let pause = FIRST_PAUSE_MS;
+  const pauses = createBackoff(PAUSES);
   for (let tries = 1; ; tries += 1) {
     try {
       return await attempt();
@@ -42,8 +42,7 @@ export async function waitForDependency<T>(
         { dependency, reason: shortReason(error), tries, leftSeconds: Math.ceil(left / 1000) },
         `waiting for the ${dependency}`,
       );
-      await sleep(Math.min(pause, left));
-      pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+      await sleep(Math.min(pauses.next(), left));
     }
   }
 }
