@@ -75,8 +75,7 @@ export function desiredStatus({ resource, observation, now }: StatusInputs): Mon
       let status: MonitorResourceStatus = {
         ...accepted,
         monitorId: uid,
-        updatedAt:
-          observation.put || previous.updatedAt === undefined ? toKubeTime(now) : previous.updatedAt,
+        updatedAt: observation.put || previous.updatedAt === undefined ? toKubeTime(now) : previous.updatedAt,
         ...syncNowHandled(resource),
         ...(observation.runNow ? { runNow: observation.runNow } : {}),
         consoleUrl: observation.consoleUrl,

@@ -89,7 +89,10 @@ export function reconcileMonitor(key: MonitorKey, deps: ReconcileDependencies): 
   });
 }
 
-async function reconcileSync(resource: MonitorResource, deps: ReconcileDependencies): Promise<ReconcileResult> {
+async function reconcileSync(
+  resource: MonitorResource,
+  deps: ReconcileDependencies,
+): Promise<ReconcileResult> {
   const { observation, failure } = await syncMonitor(resource, deps);
   let current = resource;
   const finalizers = resource.metadata.finalizers ?? [];
@@ -176,7 +179,11 @@ async function blockDeletion(resource: MonitorResource, error: unknown, deps: Re
   const message =
     `the hub monitor ${resource.metadata.uid} could not be deleted (${describeHubFailure(error)}); ` +
     'the resource stays until it is, retried by the operator';
-  const status = desiredStatus({ resource, observation: { kind: 'deletionBlocked', message }, now: deps.now() });
+  const status = desiredStatus({
+    resource,
+    observation: { kind: 'deletionBlocked', message },
+    now: deps.now(),
+  });
   await writeStatusIfChanged(resource, resource.status, status, deps);
   throw unreachable ? new HubUnreachableError(error) : error;
 }

@@ -96,7 +96,11 @@ export function startResourceInformer<R extends Addressed>(
     // Stopped while listing: the informer would otherwise open a watch nobody stops.
     if (stopped) throw Object.assign(new Error('the informer stopped'), { name: 'AbortError' });
     options.log.debug(
-      { plural: options.plural, count: answer.items.length, resourceVersion: answer.metadata?.resourceVersion },
+      {
+        plural: options.plural,
+        count: answer.items.length,
+        resourceVersion: answer.metadata?.resourceVersion,
+      },
       'listed',
     );
     established = !stopped;
@@ -172,7 +176,9 @@ export function startResourceInformer<R extends Addressed>(
 }
 
 function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || (error as { type?: string }).type === 'aborted');
+  return (
+    error instanceof Error && (error.name === 'AbortError' || (error as { type?: string }).type === 'aborted')
+  );
 }
 
 function keyOf(resource: Addressed): MonitorKey {

@@ -49,14 +49,20 @@ export interface WindowReconcileDependencies {
  * Asks to come back after the refresh period while the window is synced (whether it is in force changes with
  * time, and the hub's copy may drift), not when only a change of the resource can help; rejects to be retried.
  */
-export function reconcileWindow(key: MonitorKey, deps: WindowReconcileDependencies): Promise<ReconcileResult> {
+export function reconcileWindow(
+  key: MonitorKey,
+  deps: WindowReconcileDependencies,
+): Promise<ReconcileResult> {
   return reconcileCached(deps.resources.get(key), {
     deletion: (resource) => reconcileDeletion(resource, deps),
     sync: (resource) => reconcileSync(resource, deps),
   });
 }
 
-async function reconcileSync(resource: WindowResource, deps: WindowReconcileDependencies): Promise<ReconcileResult> {
+async function reconcileSync(
+  resource: WindowResource,
+  deps: WindowReconcileDependencies,
+): Promise<ReconcileResult> {
   let definition: MaintenanceWindowDefinition;
   try {
     definition = windowDefinitionOf(resource, deps.projects);

@@ -66,17 +66,10 @@ export class WindowSpecRefusal extends Error {
  * project defaults); named ones must be projects the namespace may write, and `!=` (every other project) only for a
  * namespace that may write any project.
  */
-function scopedMatchers(
-  matchers: Matcher[],
-  namespace: string,
-  projects: ProjectPolicy,
-): Matcher[] {
+function scopedMatchers(matchers: Matcher[], namespace: string, projects: ProjectPolicy): Matcher[] {
   const named = matchers.filter((m) => m.label === 'project');
   if (named.length === 0)
-    return [
-      { label: 'project', operator: '=', values: [projects.defaultProject(namespace)] },
-      ...matchers,
-    ];
+    return [{ label: 'project', operator: '=', values: [projects.defaultProject(namespace)] }, ...matchers];
   // A namespace that may write any project (`*`) may also name projects with `!=`.
   if (projects.refusal(namespace, '*') === undefined) return matchers;
   for (const matcher of named) {
