@@ -55,7 +55,7 @@ export const WATCH_BACKOFF = { initialBackoffMs: 500, maxBackoffMs: 30_000 };
 export interface ResourceInformer<R> {
   /** The lister: the object as the cache holds it, no API call. */
   get(key: MonitorKey): R | undefined;
-  /** True while the informer watches (its list, when it needed one, succeeded); the operator's readiness. */
+  /** True while a watch request is open on the API server; the operator's readiness. */
   isEstablished(): boolean;
   stop(): Promise<void>;
 }
@@ -72,7 +72,6 @@ export function startResourceInformer<R extends Addressed>(
       : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${namespace}/${options.plural}`;
   let resumeFrom = options.resumeFrom;
   let lists = 0;
-  let established = false;
   let stopped = false;
   let backoffMs = options.initialBackoffMs;
   let restartTimer: NodeJS.Timeout | undefined;
@@ -103,35 +102,29 @@ export function startResourceInformer<R extends Addressed>(
       },
       'listed',
     );
-    established = !stopped;
     backoffMs = options.initialBackoffMs;
     return answer;
   }
 
-  // What makeInformer builds (a ListWatch not started yet), typed as itself: its latestResourceVersion() says
-  // whether a (re)start lists first. The cache holds the objects as the API server sent them, which are R.
+  // What makeInformer builds (a ListWatch not started yet), with a Watch that says whether its request is open.
+  // The cache holds the objects as the API server sent them, which are R.
+  const watch = new ObservedWatch(options.kubeConfig);
   const informer = new ListWatch<KubernetesObject>(
     path,
-    new Watch(options.kubeConfig),
+    watch,
     list as unknown as ListPromise<KubernetesObject>,
     false,
   );
   const deliver = (change: ResourceChange) => (object: KubernetesObject) => {
     const resource = object as unknown as R;
     // Any event proves the watch works: the next failure starts its backoff afresh.
-    established = !stopped;
     backoffMs = options.initialBackoffMs;
     options.onChange(keyOf(resource), change, resource);
   };
   informer.on('add', deliver('ADDED'));
   informer.on('update', deliver('MODIFIED'));
   informer.on('delete', deliver('DELETED'));
-  informer.on('connect', () => {
-    // Without a resourceVersion the informer lists first, and `list` says when that succeeded.
-    if (informer.latestResourceVersion() !== '') established = !stopped;
-  });
   informer.on('error', (error: unknown) => {
-    established = false;
     // Stopping aborts the watch request, which the informer reports as an error: that one is ours.
     if (stopped || isAbort(error)) return;
     options.onRestart(error);
@@ -164,15 +157,35 @@ export function startResourceInformer<R extends Addressed>(
 
   return {
     get: (key) => informer.get(key.name, key.namespace) as R | undefined,
-    isEstablished: () => established,
+    isEstablished: () => watch.isOpen && !stopped,
     async stop() {
       stopped = true;
-      established = false;
       clearInterval(resyncTimer);
       clearTimeout(restartTimer);
       await informer.stop();
     },
   };
+}
+
+/** client-node's Watch, telling whether its request is open: answered 200 by the API server and not ended. */
+class ObservedWatch extends Watch {
+  isOpen = false;
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    let ended = false;
+    const controller = await super.watch(path, queryParams, callback, (error: unknown) => {
+      ended = true;
+      this.isOpen = false;
+      done(error);
+    });
+    this.isOpen = !ended;
+    return controller;
+  }
 }
 
 function isAbort(error: unknown): boolean {
