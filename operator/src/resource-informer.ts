@@ -71,15 +71,11 @@ export function startResourceInformer<R extends Addressed>(
       ? `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/${options.plural}`
       : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${namespace}/${options.plural}`;
   let resumeFrom = options.resumeFrom;
-  let lists = 0;
   let stopped = false;
   let backoffMs = options.initialBackoffMs;
   let restartTimer: NodeJS.Timeout | undefined;
 
   async function list() {
-    lists += 1;
-    // The informer lists again by itself only after 410 Gone; the hand-rolled watch counted that as a restart.
-    if (lists > 1) options.onRestart(new Error('the watch was answered 410 Gone; listed again'));
     if (resumeFrom !== undefined) {
       // An empty list at the remembered version: the informer then watches from it.
       const resourceVersion = resumeFrom;
@@ -108,7 +104,10 @@ export function startResourceInformer<R extends Addressed>(
 
   // What makeInformer builds (a ListWatch not started yet), with a Watch that says whether its request is open.
   // The cache holds the objects as the API server sent them, which are R.
-  const watch = new ObservedWatch(options.kubeConfig);
+  // The informer lists again by itself after 410 Gone; the hand-rolled watch counted that as a restart.
+  const watch = new ObservedWatch(options.kubeConfig, () =>
+    options.onRestart(new Error('the watch was answered 410 Gone; listing again')),
+  );
   const informer = new ListWatch<KubernetesObject>(
     path,
     watch,
@@ -124,7 +123,8 @@ export function startResourceInformer<R extends Addressed>(
   informer.on('add', deliver('ADDED'));
   informer.on('update', deliver('MODIFIED'));
   informer.on('delete', deliver('DELETED'));
-  informer.on('error', (error: unknown) => {
+  const start = () => void informer.start().catch(onError);
+  function onError(error: unknown): void {
     // Stopping aborts the watch request, which the informer reports as an error: that one is ours.
     if (stopped || isAbort(error)) return;
     options.onRestart(error);
@@ -135,9 +135,10 @@ export function startResourceInformer<R extends Addressed>(
       );
     else options.log.warn({ err: error, retryInMs: backoffMs }, 'the watch ended; watching again');
     clearTimeout(restartTimer);
-    restartTimer = setTimeout(() => void informer.start(), backoffMs);
+    restartTimer = setTimeout(start, backoffMs);
     backoffMs = Math.min(backoffMs * 2, options.maxBackoffMs);
-  });
+  }
+  informer.on('error', onError);
 
   async function resync(): Promise<void> {
     options.onRelist();
@@ -150,10 +151,10 @@ export function startResourceInformer<R extends Addressed>(
       const resource = object as unknown as R;
       options.onChange(keyOf(resource), 'LISTED', resource);
     }
-    void informer.start();
+    start();
   }
   const resyncTimer = setInterval(() => void resync(), options.resyncMs);
-  void informer.start();
+  start();
 
   return {
     get: (key) => informer.get(key.name, key.namespace) as R | undefined,
@@ -167,9 +168,19 @@ export function startResourceInformer<R extends Addressed>(
   };
 }
 
-/** client-node's Watch, telling whether its request is open: answered 200 by the API server and not ended. */
+/**
+ * client-node's Watch, telling whether its request is open (answered 200 by the API server and not ended), and
+ * when the API server answered 410 Gone (in the stream or as the answer), after which the informer lists again.
+ */
 class ObservedWatch extends Watch {
   isOpen = false;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly onGone: () => void,
+  ) {
+    super(kubeConfig);
+  }
 
   override async watch(
     path: string,
@@ -178,9 +189,14 @@ class ObservedWatch extends Watch {
     done: (err: unknown) => void,
   ): Promise<AbortController> {
     let ended = false;
-    const controller = await super.watch(path, queryParams, callback, (error: unknown) => {
+    const observe = (phase: string, object: unknown, event?: unknown) => {
+      if (phase === 'ERROR' && (object as { code?: number } | undefined)?.code === 410) this.onGone();
+      callback(phase, object, event);
+    };
+    const controller = await super.watch(path, queryParams, observe, (error: unknown) => {
       ended = true;
       this.isOpen = false;
+      if ((error as { statusCode?: number } | null)?.statusCode === 410) this.onGone();
       done(error);
     });
     this.isOpen = !ended;
