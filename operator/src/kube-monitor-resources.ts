@@ -1,5 +1,6 @@
-// The Kubernetes side of reconcile, through the custom-objects API: exactly the verbs the operator's ClusterRole
-// grants (get monitors, patch monitors for finalizers, patch monitors/status; the same for maintenancewindows).
+// The Kubernetes side of reconcile: reads from the informer's cache (resource-informer.ts), writes through the
+// custom-objects API with exactly the verbs the operator's ClusterRole grants (get monitors, patch monitors for
+// finalizers, patch monitors/status; the same for maintenancewindows).
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { kubeStatusOf } from '../../hub/src/kube/kube-status.js';
 import {
@@ -14,23 +15,32 @@ import type { MonitorKey, MonitorResources } from './reconcile-monitor.js';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
-/** get, setFinalizers and writeStatus of one kind of meerkat.dev resource. */
+/** Reads and writes of one kind of meerkat.dev resource (MonitorResources says what each does). */
 export interface CustomResources<R, S> {
-  get(key: MonitorKey): Promise<R | undefined>;
+  get(key: MonitorKey): R | undefined;
+  getLatest(key: MonitorKey): Promise<R | undefined>;
   setFinalizers(resource: R, finalizers: string[]): Promise<R>;
-  /** Replaces the whole status, so fields absent from `status` are removed. */
   writeStatus(resource: R, status: S): Promise<void>;
+}
+
+/** The informer's cache of one kind (its lister). */
+export interface ResourceLister<R> {
+  get(key: MonitorKey): R | undefined;
 }
 
 type Addressed = { metadata: { namespace: string; name: string; resourceVersion?: string } };
 
-export function kubeMonitorResources(kubeConfig: KubeConfig): MonitorResources {
-  return kubeCustomResources<MonitorResource, MonitorResourceStatus>(kubeConfig, MONITOR_PLURAL);
+export function kubeMonitorResources(
+  kubeConfig: KubeConfig,
+  lister: ResourceLister<MonitorResource>,
+): MonitorResources {
+  return kubeCustomResources<MonitorResource, MonitorResourceStatus>(kubeConfig, MONITOR_PLURAL, lister);
 }
 
 export function kubeCustomResources<R extends Addressed, S>(
   kubeConfig: KubeConfig,
   plural: string,
+  lister: ResourceLister<R>,
 ): CustomResources<R, S> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   const target = (resource: { metadata: { namespace: string; name: string } }) => ({
@@ -41,7 +51,8 @@ export function kubeCustomResources<R extends Addressed, S>(
     name: resource.metadata.name,
   });
   return {
-    async get(key) {
+    get: (key) => lister.get(key),
+    async getLatest(key) {
       try {
         return (await api.getNamespacedCustomObject(target({ metadata: key }))) as R;
       } catch (error) {

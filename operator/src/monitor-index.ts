@@ -2,7 +2,7 @@
 // generation, a deletion, a run-now or sync-now annotation) from an echo of the operator's own status and
 // finalizer writes, to count Monitors per condition for the metrics, and to name the resource of a hub monitor id.
 import { RUN_NOW_ANNOTATION, SYNC_NOW_ANNOTATION, type MonitorResource } from './monitor-resource-status.js';
-import type { MonitorChange } from './monitor-watch.js';
+import type { ResourceChange } from './resource-informer.js';
 import type { MonitorKey } from './reconcile-monitor.js';
 
 interface Seen {
@@ -28,7 +28,7 @@ export function createMonitorIndex() {
   const byUid = new Map<string, MonitorKey>();
   return {
     /** Records the resource; true when the change is one reconcile must act on. */
-    observe(change: MonitorChange, resource: MonitorResource): boolean {
+    observe(change: ResourceChange, resource: MonitorResource): boolean {
       const { namespace, name, uid } = resource.metadata;
       const id = `${namespace}/${name}`;
       const previous = seen.get(id);

@@ -1,7 +1,7 @@
 // The operator's own Prometheus series, in the process's registry (hub/src/system/metrics-registry.ts),
 // so one scrape of METRICS_PORT says how often reconciles run, fail and how long they take, whether this replica
 // leads, how long the queue is, how many Monitors are in each condition, whether the hub answers, and how often
-// the Monitor watch restarts (failures) or relists (planned).
+// the Monitor informer restarts (failures, 410 Gone) or resyncs (planned).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../../hub/src/system/metrics-registry.js';
 
@@ -19,7 +19,7 @@ export interface OperatorMetrics {
   measure<T>(pass: () => Promise<T>): Promise<T>;
   /** Counts one restart of the Monitor watch after an error. */
   countWatchRestart(): void;
-  /** Counts one planned relist (every resync period). */
+  /** Counts one planned resync (every resync period). */
   countRelist(): void;
 }
 
@@ -42,12 +42,12 @@ export function createOperatorMetrics(registry: Registry, sources?: OperatorGaug
   });
   const watchRestarts = new Counter({
     name: `${METRIC_PREFIX}operator_watch_restarts_total`,
-    help: 'Times the Monitor watch ended in an error (410 Gone, API server gone) and was listed again.',
+    help: 'Times the Monitor watch ended in an error (410 Gone, API server gone) and was started again.',
     registers: [registry],
   });
   const relists = new Counter({
     name: `${METRIC_PREFIX}operator_watch_relists_total`,
-    help: 'Planned relists of every Monitor (each OPERATOR_RESYNC_SECONDS); not failures.',
+    help: 'Planned resyncs of every Monitor (each OPERATOR_RESYNC_SECONDS); not failures.',
     registers: [registry],
   });
   if (sources) registerGauges(registry, sources);

@@ -1,4 +1,5 @@
-// Level-based reconcile of one Monitor resource: read it, make the hub match it, record the outcome in its status.
+// Level-based reconcile of one Monitor resource: read it from the informer's cache, make the hub match it, write
+// the status desiredStatus() computes from what the pass observed (ADR 0043).
 // The hub monitor's id is the resource's uid, so repeating a reconcile (after a lost status write, a restart, a
 // relist) updates the same monitor and never creates a second one. Sync is edge-driven: the spec is put when the
 // generation the hub accepted is not the resource's, when `meerkat.dev/sync-now` asks, or when the hub's copy
@@ -14,7 +15,8 @@ import {
   isHubRejection,
   type HubAvailability,
 } from './hub-availability.js';
-import { sameStatus, setCondition } from './monitor-conditions.js';
+import { desiredStatus } from './desired-status.js';
+import { sameStatus } from './monitor-conditions.js';
 import type { MonitorEvents } from './monitor-events.js';
 import { conditionEvent, type MonitorHealthFigures } from './monitor-health.js';
 import {
@@ -22,9 +24,10 @@ import {
   type MonitorResource,
   type MonitorResourceStatus,
 } from './monitor-resource-status.js';
+import type { CustomResources } from './kube-monitor-resources.js';
 import { syncMonitor } from './monitor-sync.js';
-import { withReadiness } from './readiness.js';
 import type { ProjectPolicy } from './project-tenancy.js';
+import { DONE, reconcileCached, refreshAfter, type ReconcileResult } from './reconcile-result.js';
 
 export interface MonitorKey {
   namespace: string;
@@ -35,67 +38,73 @@ export interface MonitorKey {
 export interface HubMonitors {
   putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
   deleteMonitor(id: string): Promise<void>;
-  /** The hub's copy, compared with the spec on periodic passes; without it every pass puts the spec. */
-  getMonitor?(id: string): Promise<Monitor | undefined>;
-  /** The monitor's health figures; without it the status carries no health. */
-  getMonitorMetrics?(id: string): Promise<MonitorHealthFigures | undefined>;
+  /** The hub's copy, compared with the spec on periodic passes. */
+  getMonitor(id: string): Promise<Monitor | undefined>;
+  /** The monitor's health figures. */
+  getMonitorMetrics(id: string): Promise<MonitorHealthFigures | undefined>;
   /** Reads the latest failed run for its first error. */
-  getRun?(id: string): Promise<Run | undefined>;
+  getRun(id: string): Promise<Run | undefined>;
   /** Starts a run for `meerkat.dev/run-now`. */
-  triggerRun?(id: string, request: { environment: string }): Promise<Run>;
+  triggerRun(id: string, request: { environment: string }): Promise<Run>;
 }
 
-/** What reconcile needs of the Kubernetes API. */
-export interface MonitorResources {
-  get(key: MonitorKey): Promise<MonitorResource | undefined>;
-  setFinalizers(resource: MonitorResource, finalizers: string[]): Promise<MonitorResource>;
-  /** Replaces the whole status, so fields absent from `status` are removed. */
-  writeStatus(resource: MonitorResource, status: MonitorResourceStatus): Promise<void>;
-}
+/**
+ * What reconcile needs of the Kubernetes API: `get` reads the informer's cache (the lister, no API call),
+ * `getLatest` the API server (only where the cache may lag behind and that matters), `writeStatus` replaces the
+ * whole status, so fields absent from it are removed.
+ */
+export type MonitorResources = CustomResources<MonitorResource, MonitorResourceStatus>;
 
+/** Every port is required: tests pass their own (test/operator/reconcile-monitor.test.ts's setUp), never none. */
 export interface ReconcileDependencies {
   hub: HubMonitors;
   resources: MonitorResources;
   now: () => Date;
   log: Logger;
-  /** Where sync failures and health changes are announced; none when absent. */
-  events?: MonitorEvents;
-  /** Shared outage bookkeeping; without it every unreachable hub is reported at once. */
-  availability?: HubAvailability;
-  /** Namespace to project mapping; without it any project is allowed. */
-  projects?: ProjectPolicy;
+  /** Where sync failures and health changes are announced. */
+  events: MonitorEvents;
+  /** Shared outage bookkeeping: an unreachable hub is reported once past its grace period. */
+  availability: HubAvailability;
+  /** Namespace to project mapping (`parseProjectPolicy('*=*')` allows any project). */
+  projects: ProjectPolicy;
   /** The URL of a run, for status.lastRunUrl. */
-  runUrl?: (runId: string) => string;
+  runUrl: (runId: string) => string;
   /** The console page of a hub monitor id, for status.consoleUrl. */
-  monitorUrl?: (monitorId: string) => string;
+  monitorUrl: (monitorId: string) => string;
   /** The resource a hub monitor id (a uid) belongs to, so a refusal naming another monitor names its resource. */
-  resourceOfMonitorId?: (id: string) => MonitorKey | undefined;
+  resourceOfMonitorId: (id: string) => MonitorKey | undefined;
+  /** A synced resource is reconciled again this often (its health, drift in the hub); never when undefined. */
+  refreshMs: number | undefined;
 }
 
 /**
- * Resolves 'refresh' when the resource should be reconciled again later (to refresh its health, repair drift or
- * retry a refused spec), undefined when there is nothing more to do; rejects when it should be retried: with a
- * HubUnreachableError once the hub answers again, with anything else after a backoff.
+ * Asks to come back after the refresh period while the resource is synced or refused by the hub (to refresh its
+ * health, repair drift or retry), not when only a change of the resource can help; rejects when it should be
+ * retried: with a HubUnreachableError once the hub answers again, with anything else after a backoff.
  */
-export async function reconcileMonitor(
-  key: MonitorKey,
+export function reconcileMonitor(key: MonitorKey, deps: ReconcileDependencies): Promise<ReconcileResult> {
+  return reconcileCached(deps.resources.get(key), {
+    deletion: (resource) => reconcileDeletion(resource, deps),
+    sync: (resource) => reconcileSync(resource, deps),
+  });
+}
+
+async function reconcileSync(
+  resource: MonitorResource,
   deps: ReconcileDependencies,
-): Promise<'refresh' | undefined> {
-  const resource = await deps.resources.get(key);
-  if (!resource) return undefined;
-  if (resource.metadata.deletionTimestamp) {
-    await reconcileDeletion(resource, deps);
-    return undefined;
-  }
-  const outcome = await syncMonitor(resource, deps);
+): Promise<ReconcileResult> {
+  const { observation, failure } = await syncMonitor(resource, deps);
   let current = resource;
   const finalizers = resource.metadata.finalizers ?? [];
-  if (outcome.hubHasMonitor && !finalizers.includes(CLEANUP_FINALIZER)) {
+  if (observation.kind === 'synced' && !finalizers.includes(CLEANUP_FINALIZER)) {
     current = await addFinalizer(resource, deps);
   }
-  await writeStatusIfChanged(current, resource.status, outcome.status, deps);
-  if (outcome.failure !== undefined) throw outcome.failure;
-  return outcome.settled ? undefined : 'refresh';
+  const status = desiredStatus({ resource, observation, now: deps.now() });
+  await writeStatusIfChanged(current, resource.status, status, deps);
+  if (failure !== undefined) throw failure;
+  // A namespace refused its project: only a change of the resource (or of the operator's settings) helps.
+  const settled = observation.kind === 'refused' && observation.reason === 'ProjectNotAllowed';
+  return settled ? DONE : refreshAfter(deps.refreshMs);
 }
 
 /**
@@ -110,7 +119,7 @@ async function addFinalizer(
   try {
     return await deps.resources.setFinalizers(resource, [...finalizers, CLEANUP_FINALIZER]);
   } catch (error) {
-    const now = await deps.resources.get(keyOf(resource));
+    const now = await deps.resources.getLatest(keyOf(resource));
     if (now && now.metadata.uid === resource.metadata.uid && !now.metadata.deletionTimestamp) throw error;
     await deps.hub.deleteMonitor(resource.metadata.uid).catch((cleanup: unknown) => {
       if (!(cleanup instanceof HubRequestError && cleanup.status === 404)) throw cleanup;
@@ -130,7 +139,7 @@ async function writeStatusIfChanged(
   await deps.resources.writeStatus(resource, after);
   for (const type of ['Synced', 'Healthy', 'HubReachable'] as const) {
     const event = conditionEvent(type, before, after);
-    if (event) await deps.events?.record(resource, event);
+    if (event) await deps.events.record(resource, event);
   }
 }
 
@@ -144,20 +153,20 @@ async function reconcileDeletion(resource: MonitorResource, deps: ReconcileDepen
   const id = resource.metadata.uid;
   try {
     await deps.hub.deleteMonitor(id);
-    deps.availability?.reportAnswer();
+    deps.availability.reportAnswer();
   } catch (error) {
     if (!(error instanceof HubRequestError && error.status === 404)) {
       await blockDeletion(resource, error, deps);
       return;
     }
-    deps.availability?.reportAnswer();
+    deps.availability.reportAnswer();
   }
   await deps.resources.setFinalizers(
     resource,
     finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
   );
   deps.log.info({ monitor: keyOf(resource), monitorId: id }, 'hub monitor deleted');
-  await deps.events?.record(resource, {
+  await deps.events.record(resource, {
     type: 'Normal',
     reason: 'Deleted',
     message: `the hub monitor ${id} was deleted; the resource goes`,
@@ -166,24 +175,15 @@ async function reconcileDeletion(resource: MonitorResource, deps: ReconcileDepen
 
 async function blockDeletion(resource: MonitorResource, error: unknown, deps: ReconcileDependencies) {
   const unreachable = !isHubRejection(error);
-  if (unreachable) deps.availability?.reportUnreachable(error);
-  const previous = resource.status ?? {};
-  const blocked: MonitorResourceStatus = {
-    ...previous,
-    conditions: setCondition(
-      previous.conditions,
-      {
-        type: 'Synced',
-        status: 'False',
-        reason: 'DeletionBlocked',
-        message:
-          `the hub monitor ${resource.metadata.uid} could not be deleted (${describeHubFailure(error)}); ` +
-          'the resource stays until it is, retried by the operator',
-      },
-      deps.now(),
-    ),
-  };
-  const status = withReadiness(blocked, resource.metadata.generation, deps.now());
+  if (unreachable) deps.availability.reportUnreachable(error);
+  const message =
+    `the hub monitor ${resource.metadata.uid} could not be deleted (${describeHubFailure(error)}); ` +
+    'the resource stays until it is, retried by the operator';
+  const status = desiredStatus({
+    resource,
+    observation: { kind: 'deletionBlocked', message },
+    now: deps.now(),
+  });
   await writeStatusIfChanged(resource, resource.status, status, deps);
   throw unreachable ? new HubUnreachableError(error) : error;
 }

@@ -1,6 +1,7 @@
 // Wires the operator together: leader election decides whether this replica runs the controller; the controller
-// is the self-healing watch feeding the keyed queue, which runs reconcileMonitor against the hub's HTTP API and the
-// Kubernetes API. Everything it talks to is passed in, so tests run several instances in-process.
+// is the informer (resource-informer.ts) feeding the keyed queue, which runs reconcileMonitor against the hub's HTTP
+// API, the informer's cache and the Kubernetes API. Everything it talks to is passed in, so tests run several
+// instances in-process.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -10,11 +11,12 @@ import { kubeMonitorResources } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
 import { kubeMonitorEvents } from './monitor-events.js';
 import { createMonitorIndex } from './monitor-index.js';
-import { startMonitorWatch, type MonitorWatch } from './monitor-watch.js';
+import { MONITOR_PLURAL, type MonitorResource } from './monitor-resource-status.js';
 import { createOperatorMetrics } from './operator-metrics.js';
 import type { ProjectPolicy } from './project-tenancy.js';
-import { reconcileMonitor, type HubMonitors } from './reconcile-monitor.js';
-import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
+import { reconcileMonitor, type HubMonitors, type ReconcileDependencies } from './reconcile-monitor.js';
+import { createRequeueingQueue, type RequeueingQueue } from './reconcile-result.js';
+import { startResourceInformer, WATCH_BACKOFF, type ResourceInformer } from './resource-informer.js';
 import type { HubWindows } from './maintenance-window/reconcile-window.js';
 import { startWindowController } from './maintenance-window/window-controller.js';
 
@@ -40,19 +42,19 @@ export interface OperatorOptions {
   workers?: number;
   /** How long the hub may not answer before Monitors say so (HubReachable=False); default 5 minutes. */
   hubGraceMs?: number;
-  /** Namespace to project mapping; any project when absent. */
-  projects?: ProjectPolicy;
+  /** Namespace to project mapping (`parseProjectPolicy('*=*')`: any project). */
+  projects: ProjectPolicy;
   /** The URL of a run, for status.lastRunUrl. */
-  runUrl?: (runId: string) => string;
+  runUrl: (runId: string) => string;
   /** The console page of a hub monitor id, for status.consoleUrl. */
-  monitorUrl?: (monitorId: string) => string;
+  monitorUrl: (monitorId: string) => string;
   /** Only this namespace's Monitors (OPERATOR_WATCH_NAMESPACE); every namespace when absent. */
   watchNamespace?: string;
   /** Absent: this process is the only replica and always leads. */
   leaderElection?: LeaderElectionSettings;
   /** The process's registry for the operator metrics; a private one when absent. */
   registry?: Registry;
-  /** See MonitorWatchOptions.resumeFrom. */
+  /** See ResourceInformerOptions.resumeFrom. */
   resumeWatchFrom?: string;
   now?: () => Date;
 }
@@ -66,32 +68,33 @@ export interface RunningOperator {
 
 /** Any answer to a GET of an id no monitor has (404 included) means the hub is there. */
 const PROBE_ID = 'meerkat-operator-probe';
-const probeHub = (hub: HubMonitors): Promise<unknown> =>
-  hub.getMonitor?.(PROBE_ID) ?? hub.getMonitorMetrics?.(PROBE_ID) ?? Promise.resolve();
 
 export function startOperator(options: OperatorOptions): RunningOperator {
   const now = options.now ?? (() => new Date());
   const availability = createHubAvailability({
-    probe: () => probeHub(options.hub),
+    probe: () => options.hub.getMonitor(PROBE_ID),
     graceMs: options.hubGraceMs ?? 300_000,
     log: options.log,
     now,
   });
   const index = createMonitorIndex();
-  const dependencies = {
+  const dependencies = (informer: ResourceInformer<MonitorResource>): ReconcileDependencies => ({
     hub: options.hub,
-    resources: kubeMonitorResources(options.kubeConfig),
+    resources: kubeMonitorResources(options.kubeConfig, informer),
     events: kubeMonitorEvents(options.kubeConfig, options.log),
     now,
     log: options.log,
     availability,
     resourceOfMonitorId: index.keyOfUid,
-    ...(options.projects ? { projects: options.projects } : {}),
-    ...(options.runUrl ? { runUrl: options.runUrl } : {}),
-    ...(options.monitorUrl ? { monitorUrl: options.monitorUrl } : {}),
-  };
+    projects: options.projects,
+    runUrl: options.runUrl,
+    monitorUrl: options.monitorUrl,
+    refreshMs: options.refreshMs,
+  });
   let resumeFrom = options.resumeWatchFrom;
-  let controller: { watch: MonitorWatch; queue: ReconcileQueue; stop(): Promise<void> } | undefined;
+  let controller:
+    | { informer: ResourceInformer<MonitorResource>; queue: RequeueingQueue; stop(): Promise<void> }
+    | undefined;
   const metrics = createOperatorMetrics(options.registry ?? new Registry(), {
     isLeader: () => controller !== undefined,
     queueDepth: () => controller?.queue.depth() ?? 0,
@@ -101,27 +104,31 @@ export function startOperator(options: OperatorOptions): RunningOperator {
 
   function startController() {
     index.clear();
-    const queue = createReconcileQueue({
-      reconcile: (key) => metrics.measure(() => reconcileMonitor(key, dependencies)),
+    const queue = createRequeueingQueue({
+      reconcile: (key) => metrics.measure(() => reconcileMonitor(key, reconcileDeps)),
       log: options.log,
+      random: Math.random,
       ...(options.workers === undefined ? {} : { workers: options.workers }),
       ...(options.refreshMs === undefined ? {} : { refreshMs: options.refreshMs }),
       waitBeforeRetry: (error) =>
         error instanceof HubUnreachableError ? availability.whenBack() : undefined,
     });
-    const watch = startMonitorWatch({
+    const informer = startResourceInformer<MonitorResource>({
       kubeConfig: options.kubeConfig,
+      plural: MONITOR_PLURAL,
       onChange: (key, change, resource) => {
         // Own status and finalizer writes come back as MODIFIED events; only what reconcile acts on counts.
         if (index.observe(change, resource) || !queue.has(key)) queue.enqueue(key);
       },
       log: options.log,
-      ...(options.watchNamespace === undefined ? {} : { namespace: options.watchNamespace }),
+      namespace: options.watchNamespace,
       resyncMs: options.resyncMs,
+      ...WATCH_BACKOFF,
       onRestart: () => metrics.countWatchRestart(),
       onRelist: () => metrics.countRelist(),
-      ...(resumeFrom === undefined ? {} : { resumeFrom }),
+      resumeFrom,
     });
+    const reconcileDeps = dependencies(informer);
     resumeFrom = undefined;
     const windows =
       options.windows === undefined
@@ -133,17 +140,17 @@ export function startOperator(options: OperatorOptions): RunningOperator {
             availability,
             resyncMs: options.resyncMs,
             now,
-            ...(options.refreshMs === undefined ? {} : { refreshMs: options.refreshMs }),
-            ...(options.watchNamespace === undefined ? {} : { namespace: options.watchNamespace }),
-            ...(options.projects ? { projects: options.projects } : {}),
+            refreshMs: options.refreshMs,
+            namespace: options.watchNamespace,
+            projects: options.projects,
           });
     options.log.info({ namespace: options.watchNamespace ?? 'all' }, 'controller started: watching Monitors');
     controller = {
-      watch,
+      informer,
       queue,
       async stop() {
         controller = undefined;
-        await watch.stop();
+        await informer.stop();
         await queue.stop();
         await windows?.stop();
       },
@@ -177,7 +184,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
           ? { ok: true, reason: 'standing by; another replica holds the lease' }
           : { ok: false, reason: `cannot reach the API server to compete for the lease: ${problem}` };
       }
-      return controller.watch.isEstablished()
+      return controller.informer.isEstablished()
         ? { ok: true, reason: 'leading; the Monitor watch is established' }
         : { ok: false, reason: 'leading; the Monitor watch is not established yet' };
     },

@@ -8,6 +8,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { parse } from 'yaml';
 import { createHubClient } from '../../hub/src/client/hub-client.js';
+import { consoleMonitorPath, consoleRunPath } from '../../hub/src/contract/console-paths.js';
+import { parseProjectPolicy } from '../../operator/src/project-tenancy.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,
@@ -94,6 +96,10 @@ export function setUpOperatorTests(namespacePrefix: string, hubOptions: TestHubO
         hub: createHubClient(tests.hub.url, tests.hub.keys.acmeEditor),
         log: pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' }),
         resyncMs: 60_000,
+        // Test defaults of the required ports: any project, the console's pages on the test hub.
+        projects: parseProjectPolicy('*=*'),
+        runUrl: (runId) => new URL(consoleRunPath(runId), tests.hub.url).toString(),
+        monitorUrl: (id) => new URL(consoleMonitorPath(id), tests.hub.url).toString(),
         // Test files share the cluster and the CRD: each file's operators keep to its own namespace.
         watchNamespace: tests.namespace.name,
         ...extra,

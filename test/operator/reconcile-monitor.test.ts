@@ -92,7 +92,11 @@ function inMemoryResources(initial: MonitorResource): InMemoryResources {
     resource: structuredClone(initial),
     failStatusWrites: false,
     statusWrites: 0,
-    async get() {
+    // The informer's cache: read without an API call.
+    get() {
+      return store.resource && structuredClone(store.resource);
+    },
+    async getLatest() {
       await apiCall();
       return store.resource && structuredClone(store.resource);
     },
@@ -152,6 +156,9 @@ function setUp(extra: { graceMs?: number } = {}) {
     },
     runUrl: (runId: string) => `https://meerkat.example/ui/runs/${runId}`,
     monitorUrl: (monitorId: string) => `https://meerkat.example/ui/monitors/${monitorId}`,
+    projects: parseProjectPolicy('*=*'),
+    resourceOfMonitorId: () => undefined,
+    refreshMs: 60_000,
   };
   const synced = () => resources.resource?.status?.conditions?.find((c) => c.type === 'Synced');
   return { hub, resources, deps, synced, events, availability };
@@ -232,7 +239,7 @@ describe('reconcileMonitor', () => {
     hub.rejectWith = new HubRequestError(400, 'invalid body', [
       { path: 'frequency.every', message: 'the interval must be between 10 seconds and 30 days (got 1 s)' },
     ]);
-    await expect(reconcileMonitor(key, deps)).resolves.toBe('refresh');
+    await expect(reconcileMonitor(key, deps)).resolves.toEqual({ requeueAfterMs: 60_000 });
     expect(synced()).toMatchObject({ status: 'False', reason: 'HubRejectedSpec', observedGeneration: 2 });
     expect(synced()?.message).toContain(
       'frequency.every: the interval must be between 10 seconds and 30 days',

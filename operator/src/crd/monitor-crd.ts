@@ -1,19 +1,10 @@
 // The CustomResourceDefinition `monitors.meerkat.dev`, derived from the monitor definition's zod schema (the
 // same one the hub validates PUT /monitor/{id} with) and the status schema; `npm run gen` writes it to crds/.
-import { z } from 'zod';
 import { MONITOR_KIND } from '../../../hub/src/contract/monitor-resource.js';
 import { monitorDefinitionSchema } from '../../../hub/src/contract/monitor-definition.js';
-import {
-  MONITOR_GROUP,
-  MONITOR_PLURAL,
-  MONITOR_VERSION,
-  monitorResourceStatusSchema,
-} from '../monitor-resource-status.js';
-import { toStructuralSchema, type JsonSchema } from './structural-schema.js';
-
-function structural(schema: z.ZodType): JsonSchema {
-  return toStructuralSchema(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }));
-}
+import { MONITOR_PLURAL, monitorResourceStatusSchema } from '../monitor-resource-status.js';
+import { buildCrd, structural } from './custom-resource-definition.js';
+import type { JsonSchema } from './structural-schema.js';
 
 function specSchema(): JsonSchema {
   const spec = structural(monitorDefinitionSchema);
@@ -38,61 +29,28 @@ function specSchema(): JsonSchema {
 }
 
 export function buildMonitorCrd() {
-  const statusSchema = structural(monitorResourceStatusSchema);
-  statusSchema.description = 'What the operator last observed; written only by the operator.';
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${MONITOR_PLURAL}.${MONITOR_GROUP}` },
-    spec: {
-      group: MONITOR_GROUP,
-      scope: 'Namespaced',
-      names: {
-        plural: MONITOR_PLURAL,
-        singular: 'monitor',
-        kind: MONITOR_KIND,
-        listKind: `${MONITOR_KIND}List`,
-        shortNames: ['mkm'],
-        categories: ['meerkat'],
-      },
-      versions: [
-        {
-          name: MONITOR_VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Health', type: 'string', jsonPath: '.status.health' },
-            { name: 'Success', type: 'string', jsonPath: '.status.successRate' },
-            { name: 'P95', type: 'integer', jsonPath: '.status.p95Ms', description: 'milliseconds' },
-            { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun' },
-            { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-            // `-o wide` only (priority 1): why, in the operator's and the hub's words.
-            ...[
-              ['Reason', '.status.conditions[?(@.type=="Synced")].reason'],
-              ['Message', '.status.conditions[?(@.type=="Synced")].message'],
-              ['Last Result', '.status.lastRunResult'],
-              ['Run Error', '.status.lastRunError'],
-            ].map(([name, jsonPath]) => ({ name, type: 'string', jsonPath, priority: 1 })),
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description:
-                'A synthetic API monitor, kept in sync with the Meerkat hub by `meerkat operator`.',
-              properties: {
-                apiVersion: { type: 'string', description: 'apiVersion: meerkat.dev/v1alpha1.' },
-                kind: { type: 'string', description: 'kind: Monitor.' },
-                metadata: { type: 'object' },
-                spec: specSchema(),
-                status: statusSchema,
-              },
-              required: ['spec'],
-            },
-          },
-        },
-      ],
-    },
-  };
+  return buildCrd({
+    plural: MONITOR_PLURAL,
+    singular: 'monitor',
+    kind: MONITOR_KIND,
+    shortNames: ['mkm'],
+    additionalPrinterColumns: [
+      { name: 'Health', type: 'string', jsonPath: '.status.health' },
+      { name: 'Success', type: 'string', jsonPath: '.status.successRate' },
+      { name: 'P95', type: 'integer', jsonPath: '.status.p95Ms', description: 'milliseconds' },
+      { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun' },
+      { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      // `-o wide` only (priority 1): why, in the operator's and the hub's words.
+      ...[
+        ['Reason', '.status.conditions[?(@.type=="Synced")].reason'],
+        ['Message', '.status.conditions[?(@.type=="Synced")].message'],
+        ['Last Result', '.status.lastRunResult'],
+        ['Run Error', '.status.lastRunError'],
+      ].map(([name, jsonPath]) => ({ name, type: 'string', jsonPath, priority: 1 })),
+    ],
+    description: 'A synthetic API monitor, kept in sync with the Meerkat hub by `meerkat operator`.',
+    spec: specSchema(),
+    status: monitorResourceStatusSchema,
+  });
 }

@@ -18,6 +18,7 @@ import { CLEANUP_FINALIZER } from '../monitor-resource-status.js';
 import type { ProjectPolicy } from '../project-tenancy.js';
 import { withReadiness } from '../readiness.js';
 import type { MonitorKey } from '../reconcile-monitor.js';
+import { DONE, reconcileCached, refreshAfter, type ReconcileResult } from '../reconcile-result.js';
 import {
   hubWindowName,
   windowDefinitionOf,
@@ -38,31 +39,37 @@ export interface WindowReconcileDependencies {
   resources: CustomResources<WindowResource, WindowResourceStatus>;
   now: () => Date;
   log: Logger;
-  availability?: HubAvailability;
-  projects?: ProjectPolicy;
+  availability: HubAvailability;
+  projects: ProjectPolicy;
+  /** A synced window is reconciled again this often; never when undefined. */
+  refreshMs: number | undefined;
 }
 
 /**
- * Resolves 'refresh' while the window is synced (whether it is in force changes with time, and the hub's copy may
- * drift), undefined when there is nothing to do until the resource changes; rejects to be retried.
+ * Asks to come back after the refresh period while the window is synced (whether it is in force changes with
+ * time, and the hub's copy may drift), not when only a change of the resource can help; rejects to be retried.
  */
-export async function reconcileWindow(
+export function reconcileWindow(
   key: MonitorKey,
   deps: WindowReconcileDependencies,
-): Promise<'refresh' | undefined> {
-  const resource = await deps.resources.get(key);
-  if (!resource) return undefined;
-  if (resource.metadata.deletionTimestamp) {
-    await reconcileDeletion(resource, deps);
-    return undefined;
-  }
+): Promise<ReconcileResult> {
+  return reconcileCached(deps.resources.get(key), {
+    deletion: (resource) => reconcileDeletion(resource, deps),
+    sync: (resource) => reconcileSync(resource, deps),
+  });
+}
+
+async function reconcileSync(
+  resource: WindowResource,
+  deps: WindowReconcileDependencies,
+): Promise<ReconcileResult> {
   let definition: MaintenanceWindowDefinition;
   try {
     definition = windowDefinitionOf(resource, deps.projects);
   } catch (error) {
     if (!(error instanceof WindowSpecRefusal)) throw error;
     await writeStatus(resource, notSynced(resource, error.reason, error.message, deps), deps);
-    return undefined;
+    return DONE;
   }
   let window: MaintenanceWindow;
   let put: boolean;
@@ -72,7 +79,7 @@ export async function reconcileWindow(
     if (!isHubRejection(error)) throw reportUnreachable(error, deps);
     const message = describeHubFailure(error);
     await writeStatus(resource, notSynced(resource, 'HubRefused', message, deps), deps);
-    return undefined;
+    return DONE;
   }
   let current = resource;
   if (!(resource.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER))
@@ -81,7 +88,7 @@ export async function reconcileWindow(
       CLEANUP_FINALIZER,
     ]);
   await writeStatus(current, syncedStatus(resource, window, put, deps), deps);
-  return 'refresh';
+  return refreshAfter(deps.refreshMs);
 }
 
 async function putIfChanged(
@@ -89,7 +96,7 @@ async function putIfChanged(
   deps: WindowReconcileDependencies,
 ): Promise<{ window: MaintenanceWindow; put: boolean }> {
   const stored = await deps.hub.getMaintenanceWindow(definition.name);
-  deps.availability?.reportAnswer();
+  deps.availability.reportAnswer();
   if (stored !== undefined && windowChanges(stored, definition).length === 0)
     return { window: stored, put: false };
   const window = await deps.hub.putMaintenanceWindow(definition);
@@ -98,7 +105,7 @@ async function putIfChanged(
 }
 
 function reportUnreachable(error: unknown, deps: WindowReconcileDependencies): HubUnreachableError {
-  deps.availability?.reportUnreachable(error);
+  deps.availability.reportUnreachable(error);
   return new HubUnreachableError(error);
 }
 
@@ -173,7 +180,7 @@ async function reconcileDeletion(resource: WindowResource, deps: WindowReconcile
   const name = hubWindowName(resource);
   try {
     await deps.hub.deleteMaintenanceWindow(name);
-    deps.availability?.reportAnswer();
+    deps.availability.reportAnswer();
   } catch (error) {
     if (!(error instanceof HubRequestError && error.status === 404)) {
       const message = `the hub window ${name} could not be deleted (${describeHubFailure(error)}); retried`;

@@ -66,19 +66,12 @@ export class WindowSpecRefusal extends Error {
  * project defaults); named ones must be projects the namespace may write, and `!=` (every other project) only for a
  * namespace that may write any project.
  */
-function scopedMatchers(
-  matchers: Matcher[],
-  namespace: string,
-  projects: ProjectPolicy | undefined,
-): Matcher[] {
+function scopedMatchers(matchers: Matcher[], namespace: string, projects: ProjectPolicy): Matcher[] {
   const named = matchers.filter((m) => m.label === 'project');
   if (named.length === 0)
-    return [
-      { label: 'project', operator: '=', values: [projects?.defaultProject(namespace) ?? namespace] },
-      ...matchers,
-    ];
+    return [{ label: 'project', operator: '=', values: [projects.defaultProject(namespace)] }, ...matchers];
   // A namespace that may write any project (`*`) may also name projects with `!=`.
-  if (projects === undefined || projects.refusal(namespace, '*') === undefined) return matchers;
+  if (projects.refusal(namespace, '*') === undefined) return matchers;
   for (const matcher of named) {
     if (matcher.operator === '!=')
       throw new WindowSpecRefusal(
@@ -96,7 +89,7 @@ function scopedMatchers(
 /** What the hub is to hold for the resource, or a WindowSpecRefusal naming the first wrong field. */
 export function windowDefinitionOf(
   resource: WindowResource,
-  projects: ProjectPolicy | undefined,
+  projects: ProjectPolicy,
 ): MaintenanceWindowDefinition {
   const { name: _ignored, ...spec } = resource.spec ?? {};
   const parsed = maintenanceWindowDefinitionSchema.safeParse({ ...spec, name: hubWindowName(resource) });
