@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { VersionApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { InvalidSettingError } from '../../hub/src/config/invalid-setting-error.js';
+import { createBackoff } from '../../hub/src/system/backoff.js';
 
 // Node's codes for a TLS peer it does not trust or that does not match; no retry makes these pass.
 const VERIFICATION_CODES = new Set([
@@ -34,7 +35,8 @@ export async function checkApiServer(kubeConfig: KubeConfig, options: ApiServerC
   const cluster = kubeConfig.getCurrentCluster();
   const where = `the API server ${cluster?.server ?? '(none)'}${cluster ? ` of cluster "${cluster.name}"` : ''}`;
   const deadline = Date.now() + options.waitSeconds * 1000;
-  for (let pause = 500; ; pause = Math.min(pause * 2, 5_000)) {
+  const backoff = createBackoff({ initialMs: 500, maxMs: 5_000 });
+  for (;;) {
     try {
       await kubeConfig.makeApiClient(VersionApi).getCode();
       return;
@@ -56,7 +58,7 @@ export async function checkApiServer(kubeConfig: KubeConfig, options: ApiServerC
           `cannot reach ${where}: ${reason} (gave up after ${options.waitSeconds} s, STARTUP_WAIT_SECONDS)`,
         );
       options.log.warn({ reason, leftSeconds: Math.ceil(left / 1000) }, 'waiting for the API server');
-      await sleep(Math.min(pause, left));
+      await sleep(Math.min(backoff.next(), left));
     }
   }
 }

@@ -19,6 +19,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { kubeStatusOf } from '../../hub/src/kube/kube-status.js';
+import { createBackoff } from '../../hub/src/system/backoff.js';
 import { MONITOR_GROUP, MONITOR_VERSION, type MonitorResource } from './monitor-resource-status.js';
 import type { MonitorKey } from './reconcile-monitor.js';
 
@@ -72,7 +73,7 @@ export function startResourceInformer<R extends Addressed>(
       : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${namespace}/${options.plural}`;
   let resumeFrom = options.resumeFrom;
   let stopped = false;
-  let backoffMs = options.initialBackoffMs;
+  const backoff = createBackoff({ initialMs: options.initialBackoffMs, maxMs: options.maxBackoffMs });
   let restartTimer: NodeJS.Timeout | undefined;
 
   async function list() {
@@ -98,7 +99,7 @@ export function startResourceInformer<R extends Addressed>(
       },
       'listed',
     );
-    backoffMs = options.initialBackoffMs;
+    backoff.reset();
     return answer;
   }
 
@@ -117,7 +118,7 @@ export function startResourceInformer<R extends Addressed>(
   const deliver = (change: ResourceChange) => (object: KubernetesObject) => {
     const resource = object as unknown as R;
     // Any event proves the watch works: the next failure starts its backoff afresh.
-    backoffMs = options.initialBackoffMs;
+    backoff.reset();
     options.onChange(keyOf(resource), change, resource);
   };
   informer.on('add', deliver('ADDED'));
@@ -128,15 +129,15 @@ export function startResourceInformer<R extends Addressed>(
     // Stopping aborts the watch request, which the informer reports as an error: that one is ours.
     if (stopped || isAbort(error)) return;
     options.onRestart(error);
+    const retryInMs = backoff.next();
     if (kubeStatusOf(error) === 404)
       options.log.error(
-        { retryInMs: backoffMs },
+        { retryInMs },
         `the CRD ${options.plural}.${MONITOR_GROUP} is not installed: kubectl apply -f crds/${options.plural}.${MONITOR_GROUP}.yaml`,
       );
-    else options.log.warn({ err: error, retryInMs: backoffMs }, 'the watch ended; watching again');
+    else options.log.warn({ err: error, retryInMs }, 'the watch ended; watching again');
     clearTimeout(restartTimer);
-    restartTimer = setTimeout(start, backoffMs);
-    backoffMs = Math.min(backoffMs * 2, options.maxBackoffMs);
+    restartTimer = setTimeout(start, retryInMs);
   }
   informer.on('error', onError);
 
