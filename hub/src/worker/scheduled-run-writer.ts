@@ -13,11 +13,6 @@ import { isDatabaseUnavailable } from '../system/dependency-errors.js';
 const WRITE_WINDOW_MS = 2_000;
 /** Results written in one transaction, at most. */
 const MAX_BATCH = 500;
-/**
- * Finished results a worker holds beyond its checks: one batch waiting and one being written. Their jobs are
- * still in flight (a job completes once its result is committed), so a consumer takes this many more.
- */
-export const RESULTS_IN_WRITING = 2 * MAX_BATCH;
 
 interface WaitingResult extends ExecutedScheduledResult {
   resolve(row: RunRow | undefined): void;
@@ -27,9 +22,9 @@ interface WaitingResult extends ExecutedScheduledResult {
 /**
  * Writes the results of scheduled runs in batches (docs/adr/0022-batched-run-writes.md): a result waits up to
  * WRITE_WINDOW_MS for others, or until `flushAt` are waiting, then all are written in one transaction with their
- * hooks. A waiting result no longer counts among the worker's checks, only among its jobs in flight
- * (RESULTS_IN_WRITING). One batch is written at a time and results that finish meanwhile go in the next, so
- * under load batches grow instead of transactions.
+ * hooks. A waiting result no longer counts among the worker's checks, only among the slots it holds (the
+ * admission's `awaiting_write`, docs/adr/0044-one-door-per-concern.md). One batch is written at a time and results
+ * that finish meanwhile go in the next, so under load batches grow instead of transactions.
  * A batch holds one run per monitor (its hooks write one row per monitor); a second run of a monitor waits for
  * the next batch. A batch the database refuses for anything but being away is written again one result at a
  * time, so a result it cannot store fails only its own run. Each caller learns its own row, `undefined` when
