@@ -46,7 +46,7 @@ describe("the chart's NOTES.txt", () => {
     const lines = kubectlLinesOfStep(notes, 3);
     expect(lines).toEqual([
       'kubectl create namespace shop',
-      'kubectl apply -f config/samples/monitors/multi-branch.yaml',
+      'kubectl apply -f config/samples/first-monitor.yaml',
       'kubectl get mkm -n shop',
     ]);
     const outputs: string[] = [];
@@ -55,9 +55,9 @@ describe("the chart's NOTES.txt", () => {
       expect(ran.code, `${line}\n${ran.output}`).toBe(0);
       outputs.push(ran.output);
     }
-    expect(outputs[1]).toContain('monitor.meerkat.dev/checkout-backends created');
+    expect(outputs[1]).toContain('monitor.meerkat.dev/github-status created');
     expect(outputs[2]).toMatch(/^NAME\b/);
-    expect(outputs[2]).toContain('checkout-backends');
+    expect(outputs[2]).toContain('github-status');
   });
 
   it('names only Monitor resources for kubectl, and the API-form samples for meerkat apply', () => {
