@@ -8,6 +8,7 @@ import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-fi
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import type { TestHub } from '../harness/hub.js';
 import { validMonitor } from '../monitors/fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 export const webhookSecret = 'whsec_' + Buffer.from('a test signing secret of 32 bytes').toString('base64');
 
@@ -82,7 +83,7 @@ export async function finishRun(
       triggered_by: 'schedule',
       schedule_slot: null,
       started_at: run.at,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     },
   ]);
   await recordRunResult(
@@ -132,7 +133,7 @@ export async function seedIntegrationsForEveryChannel(
         category: 'notifications',
         provider: 'cloud',
         provider_type: type,
-        config: JSON.stringify({}),
+        config: jsonColumn({}),
         credentials_encrypted: null,
         connection_id: null,
         created_at: now,

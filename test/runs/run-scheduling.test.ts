@@ -27,6 +27,7 @@ import {
   workerSettings,
   type Target,
 } from './run-fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const everyTenSeconds = { every: 1 / 6, unit: 'MINUTE' };
 
@@ -203,7 +204,7 @@ describe('scheduled runs on BullMQ', () => {
       status: 'completed',
       triggered_by: 'schedule',
       schedule_slot: String(slot),
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     });
     const lostQueue = testRunQueue();
     const delivered: DeliveredRunJob[] = [];

@@ -3,6 +3,7 @@ import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
 import { parseLabelSelector, type LabelRequirement } from './label-selector.js';
+import { answeredDefinition } from './stored-definition.js';
 
 export type MonitorRow = Selectable<MonitorTable>;
 
@@ -10,7 +11,7 @@ export type MonitorRow = Selectable<MonitorTable>;
 export function monitorRowToMonitor(row: MonitorRow): Monitor {
   return {
     id: row.id,
-    ...row.definition,
+    ...answeredDefinition(row.definition),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

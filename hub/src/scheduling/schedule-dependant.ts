@@ -1,5 +1,6 @@
 import type { MonitorDependant } from '../monitors/monitor-dependants.js';
 import { monitorLocations } from '../contract/stored-monitor.js';
+import { jsonColumn } from '../db/json-column.js';
 
 /**
  * Keeps a monitor's schedules following it: each change records, in the monitor's own transaction, that its
@@ -20,7 +21,7 @@ export const scheduleDependant: MonitorDependant = {
       .values({
         organization_id: change.organizationId,
         monitor_id: change.monitor.id,
-        removed_locations: JSON.stringify(before.filter((location) => !now.has(location))),
+        removed_locations: jsonColumn(before.filter((location) => !now.has(location))),
       })
       .execute();
   },
