@@ -155,6 +155,21 @@ export async function listMonitorsChangedAfter(
   return query.orderBy('updated_at').orderBy('organization_id').orderBy('id').limit(limit).execute();
 }
 
+/** A page of every organization's monitors, in the order of organization and id. */
+export async function listAllMonitors(
+  db: Executor,
+  page: { limit: number; offset: number },
+): Promise<MonitorRow[]> {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .orderBy('organization_id')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
 /** Every organization that owns at least one monitor (there is no organizations table: keys and tokens name them). */
 export async function listOrganizationsWithMonitors(db: Executor): Promise<string[]> {
   const rows = await db
