@@ -1,3 +1,4 @@
+import { errorMessage } from '../log/error-facts.js';
 import { makeInformer, type BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
@@ -65,10 +66,7 @@ export function watchRunnerJobs(options: RunnerJobWatcherOptions): { stop(): Pro
   informer.on('delete', (job) => settle(job, 'delete'));
   informer.on('error', (error: unknown) => {
     if (stopped) return;
-    log.warn(
-      { error: (error as Error).message, retryInMs: backoffMs },
-      'runner Job watch failed; restarting',
-    );
+    log.warn({ error: errorMessage(error), retryInMs: backoffMs }, 'runner Job watch failed; restarting');
     setTimeout(() => {
       if (!stopped) informer.start().catch(() => undefined);
     }, backoffMs).unref();
