@@ -113,6 +113,13 @@ export async function rulesOf(hub: TestHub, monitorId: string) {
   return data.filter((rule) => rule.monitorId === monitorId);
 }
 
+/** A closed loopback port: a delivery to a seeded webhook fails at once and never leaves the machine. */
+const seededConfig = {
+  chat: {},
+  email: { fromAddress: 'alerts@example.com' },
+  webhook: { url: 'http://127.0.0.1:9/seeded' },
+};
+
 /**
  * One enabled integration of each channel type per organization and environment, so monitors whose
  * notifications name no integration resolve (rule sync refuses them otherwise).
@@ -133,7 +140,8 @@ export async function seedIntegrationsForEveryChannel(
         category: 'notifications',
         provider: 'cloud',
         provider_type: type,
-        config: jsonColumn({}),
+        // Configs the API could have written (integration.schema.ts): the hub client reads them by that schema.
+        config: jsonColumn(seededConfig[type]),
         credentials_encrypted: null,
         connection_id: null,
         created_at: now,
