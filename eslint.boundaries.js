@@ -36,30 +36,34 @@ export const operatorMayImport = [
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The query builder: only repositories (`*.repository.ts`) and db/ import it (docs/development.md, ADR 0042). */
+const kyselyOutsideRepositories = {
+  name: 'kysely',
+  message: 'only repositories (*.repository.ts) and hub/src/db import kysely: put the query in a repository.',
+};
+
 function folderRules() {
   return layers.flatMap((layer, index) =>
-    layer.map((folder) => {
+    layer.flatMap((folder) => {
       const above = layers
         .slice(index)
         .flat()
         .filter((other) => other !== folder);
-      return {
-        files: [`hub/src/${folder}/**/*.ts`],
-        rules: {
-          'no-restricted-imports': [
-            'error',
-            {
-              patterns: [
-                {
-                  // ../server/app.js from hub/src/runs/, ../../server/x.js from hub/src/metrics/prometheus/.
-                  regex: `^(\\.\\./)+(${above.map(escape).join('|')})/`,
-                  message: `hub/src/${folder} is below that folder: folders import one way (eslint.boundaries.js).`,
-                },
-              ],
-            },
-          ],
-        },
+      const oneWay = {
+        // ../server/app.js from hub/src/runs/, ../../server/x.js from hub/src/metrics/prometheus/.
+        regex: `^(\\.\\./)+(${above.map(escape).join('|')})/`,
+        message: `hub/src/${folder} is below that folder: folders import one way (eslint.boundaries.js).`,
       };
+      const rule = (paths) => ({ 'no-restricted-imports': ['error', { paths, patterns: [oneWay] }] });
+      if (folder === 'db') return [{ files: [`hub/src/${folder}/**/*.ts`], rules: rule([]) }];
+      return [
+        {
+          files: [`hub/src/${folder}/**/*.ts`],
+          ignores: ['**/*.repository.ts'],
+          rules: rule([kyselyOutsideRepositories]),
+        },
+        { files: [`hub/src/${folder}/**/*.repository.ts`], rules: rule([]) },
+      ];
     }),
   );
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEvent } from '../../hub/src/notifications/notification-event.repository.js';
 import { startTestHub, type Caller, type TestHub } from '../harness/hub.js';
 import { validMonitor } from '../monitors/fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const result = (success: boolean) => ({
   success,
@@ -108,8 +109,10 @@ describe('what only role service may do', () => {
       monitor_id: 'checkout',
       run_id: null,
       trigger_reason: 'run failed in default',
-      channels_notified: JSON.stringify({ webhook: { channelType: 'webhook' } }),
-      delivery_status: JSON.stringify({ webhook: { status: 'pending' } }),
+      channels_notified: jsonColumn({
+        webhook: { integrationId: 'int_roles', location: 'default', kind: 'webhook', channelType: 'webhook' },
+      }),
+      delivery_status: jsonColumn({ webhook: { status: 'pending' } }),
     });
     const report = (as: Caller) =>
       hub.request('PATCH', '/notifications/events/evt_roles', {

@@ -7,6 +7,7 @@ import {
 } from '../../hub/src/connections/connection.repository.js';
 import type { Db } from '../../hub/src/db/database.js';
 import { databaseEngines } from '../harness/engines.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 function connectionRow(organizationId: string, id: string, createdAt: string) {
   return {
@@ -15,8 +16,8 @@ function connectionRow(organizationId: string, id: string, createdAt: string) {
     provider: 'cloud',
     auth_method: 'smtp',
     credentials_encrypted: 'v1.x.y.z',
-    oauth_scopes: JSON.stringify([]),
-    metadata: JSON.stringify({ team: 'payments' }),
+    oauth_scopes: jsonColumn([]),
+    metadata: jsonColumn({ team: 'payments' }),
     created_at: createdAt,
     updated_at: createdAt,
   };
@@ -69,7 +70,7 @@ describe.each(databaseEngines)('the connection repository on $name', (engine) =>
         category: 'notifications',
         provider: 'cloud',
         provider_type: 'email',
-        config: JSON.stringify({ providerType: 'email', fromAddress: 'a@example.com' }),
+        config: jsonColumn({ providerType: 'email', fromAddress: 'a@example.com' }),
         credentials_encrypted: null,
         connection_id: 'con_a3',
         created_at: new Date(),

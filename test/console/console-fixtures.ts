@@ -17,6 +17,7 @@ import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-fi
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import { loopbackEgress } from '../harness/egress.js';
 import type { TestHub } from '../harness/hub.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 export interface LoopbackServer {
   url: string;
@@ -98,7 +99,7 @@ export async function runMonitorOnce(
       triggered_by: 'schedule',
       schedule_slot: null,
       started_at: outcome.startedAt,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     },
   ]);
   if (row === undefined) throw new Error('the run was not inserted');
@@ -143,7 +144,7 @@ export async function seedFleet(hub: TestHub, count: number): Promise<void> {
         environment: definition.environment,
         name: definition.name,
         schema_version: MONITOR_SCHEMA_VERSION,
-        definition: JSON.stringify(definition),
+        definition: jsonColumn(definition),
         updated_at: now,
       })),
     )
@@ -161,7 +162,7 @@ export async function seedFleet(hub: TestHub, count: number): Promise<void> {
       triggered_by: 'schedule' as const,
       schedule_slot: null,
       started_at: new Date(now.getTime() - (i % 60) * 60_000),
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     })),
   );
   for (let i = 0; i < rows.length; i += 8)
@@ -203,7 +204,7 @@ export async function recordFinishedRun(
       triggered_by: 'schedule',
       schedule_slot: null,
       started_at: startedAt,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     },
   ]);
   if (row === undefined) throw new Error('the run was not inserted');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const smtpConnection = {
   provider: 'cloud',
@@ -157,7 +158,7 @@ describe('the hub HTTP foundation', () => {
         category: 'notifications',
         provider: 'cloud',
         provider_type: 'email',
-        config: JSON.stringify({ providerType: 'email', fromAddress: 'alerts@example.com' }),
+        config: jsonColumn({ providerType: 'email', fromAddress: 'alerts@example.com' }),
         credentials_encrypted: null,
         connection_id: data.id,
         created_at: new Date(),

@@ -2,6 +2,7 @@
 // puts their slots on (scheduling/schedules.ts), computed here independently of the auditor.
 import type { Db } from '../../hub/src/db/database.js';
 import { latestSlotMs, scheduleId, scheduleOffsetMs } from '../../hub/src/scheduling/schedules.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 export const ORG = 'acme';
 
@@ -27,7 +28,7 @@ export async function insertLedgerMonitor(db: Db, monitor: LedgerMonitor): Promi
       environment: 'production',
       name: monitor.id,
       schema_version: '1.0',
-      definition: JSON.stringify(definition),
+      definition: jsonColumn(definition),
       created_at: monitor.createdAt,
       updated_at: monitor.updatedAt ?? monitor.createdAt,
     })
@@ -69,7 +70,7 @@ export async function insertSlotRun(
       triggered_by: 'schedule',
       schedule_slot: String(slotMs),
       success: true,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
       created_at: new Date(slotMs),
     })
     .execute();

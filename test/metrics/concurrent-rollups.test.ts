@@ -15,6 +15,7 @@ import {
   within1Percent,
   type KnownRun,
 } from './metrics-fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 // Results of one monitor recorded at the same time in concurrent transactions on real PostgreSQL, through
 // recordRunResult with the rollup hook: nothing may be lost or counted twice in the minute, hour and day rows.
@@ -95,7 +96,7 @@ async function recordConcurrently(db: Db, monitorId: string, runs: KnownRun[]) {
       schedule_slot: null,
       started_at: run.at,
       created_at: run.at,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     })),
   );
   const byStart = new Map(rows.map((row) => [row.started_at!.getTime(), row]));

@@ -9,6 +9,7 @@ import { deleteExpiredRuns } from '../../hub/src/scheduling/run-retention.js';
 import { createTestDatabase } from '../harness/database.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { at, getData, NOW, recordKnownRun, seedMonitor } from './metrics-fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 // Each monitor's latest runs are kept in monitor_latest_runs by the rollup hook; these check that the kept
 // row is what reading the runs newest first (by creation) would give.
@@ -103,7 +104,7 @@ describe('migration 0008', () => {
           environment: 'production',
           name: 'old',
           schema_version: '1.0',
-          definition: JSON.stringify({}),
+          definition: jsonColumn({}),
           updated_at: NOW,
         })
         .execute();
@@ -120,7 +121,7 @@ describe('migration 0008', () => {
         created_at: at(time),
         success: status === 'pending' ? null : status === 'completed',
         duration_ms: status === 'pending' ? null : 10,
-        errors: JSON.stringify([]),
+        errors: jsonColumn([]),
       });
       await db
         .insertInto('runs')

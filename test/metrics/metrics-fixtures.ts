@@ -10,6 +10,7 @@ import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-fi
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import type { Caller, TestHub } from '../harness/hub.js';
 import { monitorDefinition } from '../harness/monitors.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 /** 2026-01-10T12:00:00Z; `at('11:30')` is that day at 11:30 UTC. */
 export const NOW = new Date('2026-01-10T12:00:00Z');
@@ -51,7 +52,7 @@ export async function recordKnownRun(
       schedule_slot: null,
       started_at: run.at,
       created_at: run.at,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     },
   ]);
   const failure = run.success ? [] : [`get: ${run.errorClass ?? 'runner'} failure`];

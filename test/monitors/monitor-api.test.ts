@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { seedIntegrationsForEveryChannel } from '../notifications/notification-fixtures.js';
 import { sampleMonitors, validMonitor } from './fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 interface MonitorAnswer {
   data: { id: string; name: string; createdAt: string; updatedAt: string } & Record<string, unknown>;
@@ -106,7 +107,7 @@ describe('the monitors API', () => {
         completed_at: null,
         duration_ms: null,
         success: true,
-        errors: JSON.stringify([]),
+        errors: jsonColumn([]),
         steps: null,
         browser: null,
       })

@@ -7,6 +7,7 @@ import { createMonitorService } from '../../hub/src/monitors/monitor.service.js'
 import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
 import { databaseEngines } from '../harness/engines.js';
 import { validMonitor } from './fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 /** A test-only schema 0.9 that spelled the frequency as `intervalMinutes`. */
 const upgradeFrom09: MonitorSchemaMigration = {
@@ -43,7 +44,7 @@ describe.each(databaseEngines)('the monitor service on $name', (engine) => {
         environment: 'production',
         name: id,
         schema_version: schemaVersion,
-        definition: JSON.stringify({ ...rest, version: schemaVersion, intervalMinutes: 7 }),
+        definition: jsonColumn({ ...rest, version: schemaVersion, intervalMinutes: 7 }),
         updated_at: new Date('2025-01-01T00:00:00Z'),
       })
       .execute();

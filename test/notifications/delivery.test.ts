@@ -22,6 +22,7 @@ import {
   rulesOf,
   webhookSecret,
 } from './notification-fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 interface Received {
   path: string;
@@ -248,7 +249,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
         category: 'notifications',
         provider: 'cloud',
         provider_type: 'chat',
-        config: JSON.stringify({ teamId: 'T1' }),
+        config: jsonColumn({ teamId: 'T1' }),
         credentials_encrypted: hub.cipher.encrypt(
           JSON.stringify({ botToken: 'xoxb-test' }),
           'integrations/acme/int_chat',

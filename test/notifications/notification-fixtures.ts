@@ -8,6 +8,7 @@ import { recordRunResult, type RunFinishedHook } from '../../hub/src/runs/run-fi
 import { insertRuns } from '../../hub/src/runs/run.repository.js';
 import type { TestHub } from '../harness/hub.js';
 import { validMonitor } from '../monitors/fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 export const webhookSecret = 'whsec_' + Buffer.from('a test signing secret of 32 bytes').toString('base64');
 
@@ -82,7 +83,7 @@ export async function finishRun(
       triggered_by: 'schedule',
       schedule_slot: null,
       started_at: run.at,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     },
   ]);
   await recordRunResult(
@@ -112,6 +113,13 @@ export async function rulesOf(hub: TestHub, monitorId: string) {
   return data.filter((rule) => rule.monitorId === monitorId);
 }
 
+/** A closed loopback port: a delivery to a seeded webhook fails at once and never leaves the machine. */
+const seededConfig = {
+  chat: {},
+  email: { fromAddress: 'alerts@example.com' },
+  webhook: { url: 'http://127.0.0.1:9/seeded' },
+};
+
 /**
  * One enabled integration of each channel type per organization and environment, so monitors whose
  * notifications name no integration resolve (rule sync refuses them otherwise).
@@ -132,7 +140,8 @@ export async function seedIntegrationsForEveryChannel(
         category: 'notifications',
         provider: 'cloud',
         provider_type: type,
-        config: JSON.stringify({}),
+        // Configs the API could have written (integration.schema.ts): the hub client reads them by that schema.
+        config: jsonColumn(seededConfig[type]),
         credentials_encrypted: null,
         connection_id: null,
         created_at: now,

@@ -8,6 +8,7 @@ import type { ExecutedScheduledResult, RunFinishedHook } from '../../hub/src/run
 import type { RunResult } from '../../hub/src/runs/run.repository.js';
 import { createScheduledRunWriter } from '../../hub/src/worker/scheduled-run-writer.js';
 import { databaseEngines } from '../harness/engines.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const MINUTE = Date.parse('2026-03-02T10:15:00Z');
 const MONITORS = Array.from({ length: 30 }, (_, i) => `mon-${String(i).padStart(2, '0')}`);
@@ -65,7 +66,7 @@ describe.each(databaseEngines)('scheduled results written in batches, on $name',
           environment: 'production',
           name: id,
           schema_version: MONITOR_SCHEMA_VERSION,
-          definition: JSON.stringify({ name: id }),
+          definition: jsonColumn({ name: id }),
           created_at: new Date(MINUTE),
           updated_at: new Date(MINUTE),
         }),

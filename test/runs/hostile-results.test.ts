@@ -24,6 +24,7 @@ import { startTestHub, type TestHub } from '../harness/hub.js';
 import { noSecrets } from '../runner/monitor-builders.js';
 import { ESCAPED_ACTUALS, hostileMonitor, startHostileTarget, storedActuals } from './hostile-target.js';
 import { silentLog, testComponents, testRunQueue, workerSettings } from './run-fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const CANARY = 'CANARY-Zq7xW9pLk2Vt';
 
@@ -45,7 +46,7 @@ describe.each(databaseEngines)('a run whose target answers NUL or a lone surroga
         environment: definition.environment,
         name: definition.name,
         schema_version: MONITOR_SCHEMA_VERSION,
-        definition: JSON.stringify(definition),
+        definition: jsonColumn(definition),
         created_at: new Date(),
         updated_at: new Date(),
       }),
@@ -69,7 +70,7 @@ describe.each(databaseEngines)('a run whose target answers NUL or a lone surroga
         status: 'pending',
         triggered_by: 'manual',
         schedule_slot: null,
-        errors: JSON.stringify([]),
+        errors: jsonColumn([]),
       },
     ]);
     const executor = createWorkerExecutor({
@@ -123,8 +124,10 @@ describe.each(databaseEngines)('a run whose target answers NUL or a lone surroga
       monitor_id: 'hostile',
       run_id: 'run_hostile',
       trigger_reason: 'run failed in default: got "x\u0000y"',
-      channels_notified: JSON.stringify({ webhook: { note: 'a\u0000b' } }),
-      delivery_status: JSON.stringify({ webhook: { status: 'pending' } }),
+      channels_notified: jsonColumn({
+        webhook: { integrationId: 'int_hostile', location: 'default', kind: 'webhook', note: 'a\u0000b' },
+      }),
+      delivery_status: jsonColumn({ webhook: { status: 'pending' } }),
     });
     expect(event.trigger_reason).toBe('run failed in default: got "x\\u0000y"');
     const merged = await mergeDeliveryStatus(

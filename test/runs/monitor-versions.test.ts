@@ -6,6 +6,7 @@ import { desiredSchedules } from '../../hub/src/scheduling/schedules.js';
 import { createMonitorReader } from '../../hub/src/worker/monitor-reader.js';
 import { databaseEngines } from '../harness/engines.js';
 import { monitorDefinition } from '../harness/monitors.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const WRITTEN = new Date('2026-03-02T10:15:00.123Z');
 
@@ -22,7 +23,7 @@ describe.each(databaseEngines)('a scheduled job names its monitor version, on $n
         environment: 'production',
         name,
         schema_version: MONITOR_SCHEMA_VERSION,
-        definition: JSON.stringify(monitorDefinition({ name })),
+        definition: jsonColumn(monitorDefinition({ name })),
         created_at: WRITTEN,
         updated_at: updatedAt,
       }),

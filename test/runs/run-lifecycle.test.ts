@@ -17,6 +17,7 @@ import {
   workerSettings,
   type Target,
 } from './run-fixtures.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const slowMonitor = (target: Target, name: string) =>
   monitorAgainst(target, {
@@ -139,7 +140,7 @@ describe('the run lifecycle', () => {
       status: 'completed' as const,
       triggered_by: 'manual' as const,
       schedule_slot: null,
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
       created_at: createdAt,
     });
     const now = Date.now();

@@ -1,5 +1,6 @@
 // Rows written straight to the database, for tests of the runs table itself (partitions, list totals).
 import type { Db } from '../../hub/src/db/database.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 export const DAY_MS = 86_400_000;
 /** Midnight UTC of the day the test runs. */
@@ -16,7 +17,7 @@ export async function insertMonitorRow(db: Db, id = 'mon-1'): Promise<void> {
       environment: 'production',
       name: id,
       schema_version: '1.0',
-      definition: JSON.stringify({}),
+      definition: jsonColumn({}),
       updated_at: new Date(),
     })
     .execute();
@@ -34,7 +35,7 @@ export const scheduledRunRow = (slot: Date, id = `run_${slot.getTime()}`) => ({
   triggered_by: 'schedule' as const,
   schedule_slot: String(slot.getTime()),
   success: true,
-  errors: JSON.stringify([]),
+  errors: jsonColumn([]),
 });
 
 /** A minute rollup row of `mon-1`: one passing run of 10 ms at `minute`. */
@@ -51,8 +52,8 @@ export const minuteRollupRow = (minute: Date) => ({
   duration_sum_ms: 10,
   duration_min_ms: 10,
   duration_max_ms: 10,
-  histogram: JSON.stringify({}),
-  error_classes: JSON.stringify({}),
+  histogram: jsonColumn({}),
+  error_classes: jsonColumn({}),
   last_started_at: minute,
   last_success: true,
 });

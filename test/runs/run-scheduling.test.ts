@@ -30,6 +30,7 @@ import {
   type Target,
 } from './run-fixtures.js';
 import { testAdmission } from '../harness/scheduling.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const everyTenSeconds = { every: 1 / 6, unit: 'MINUTE' };
 
@@ -217,7 +218,7 @@ describe('scheduled runs on BullMQ', () => {
       status: 'completed',
       triggered_by: 'schedule',
       schedule_slot: String(slot),
-      errors: JSON.stringify([]),
+      errors: jsonColumn([]),
     });
     const lostPrefix = testRedisPrefix();
     const lostQueue = testRunQueue(lostPrefix);

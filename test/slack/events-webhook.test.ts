@@ -3,6 +3,7 @@ import { signSlackRequest } from '../../hub/src/slack/request-signature.js';
 import { eventually } from '../harness/eventually.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
 import { startFakeSlack, type FakeSlack } from './fake-slack.js';
+import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 const signingSecret = 'a-slack-signing-secret';
 const now = new Date('2026-03-01T12:00:00.000Z');
@@ -41,7 +42,7 @@ describe('the Slack events webhook POST /integrations/hooks/', () => {
         category: 'notifications',
         provider: 'cloud',
         provider_type: 'chat',
-        config: JSON.stringify({ teamId }),
+        config: jsonColumn({ teamId }),
         credentials_encrypted: hub.cipher.encrypt(
           JSON.stringify({ botToken: `xoxb-${id}` }),
           `integrations/${organizationId}/${id}`,

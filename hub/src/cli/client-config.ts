@@ -1,3 +1,4 @@
+import { errorCode, errorMessage } from '../log/error-facts.js';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,14 +47,14 @@ export function readClientConfig(path: string): ClientConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { contexts: [] };
-    throw invalid(path, `cannot read: ${(error as Error).message}`);
+    if (errorCode(error) === 'ENOENT') return { contexts: [] };
+    throw invalid(path, `cannot read: ${errorMessage(error)}`);
   }
   let raw: unknown;
   try {
     raw = parseYaml(text) ?? {};
   } catch (error) {
-    throw invalid(path, (error as Error).message.split('\n')[0] ?? 'unreadable YAML');
+    throw invalid(path, errorMessage(error).split('\n')[0] ?? 'unreadable YAML');
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {

@@ -1,3 +1,4 @@
+import { errorCode } from '../log/error-facts.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -56,8 +57,7 @@ const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** A path that cannot be read: reported as one line, not a stack trace. */
 export class UnreadablePathError extends Error {
   constructor(path: string, cause: unknown) {
-    const reason =
-      (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : String(cause);
+    const reason = errorCode(cause) === 'ENOENT' ? 'no such file or directory' : String(cause);
     super(`cannot read ${path}: ${reason}`, { cause });
     this.name = new.target.name;
   }

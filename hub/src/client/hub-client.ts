@@ -1,14 +1,19 @@
+import type { z } from 'zod';
 import type { Monitor, MonitorDefinition } from '../contract/monitor-definition.js';
 import type { Run, RunResultReport } from '../contract/run.js';
 import type { HeartbeatToken } from '../contract/heartbeat.js';
 import type { FieldIssue } from '../http/errors.js';
 import type { Integration } from '../integrations/integration.schema.js';
+import type { MonitorMetrics } from '../metrics/metrics.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
 import type { MaintenanceWindowDefinition, SilenceCreate } from '../contract/maintenance-definition.js';
 import type { MaintenanceWindow, Silence } from '../maintenance/maintenance.schema.js';
+import type { monitorHealthRowSchema } from './hub-answers.js';
+import { answers, HubAnswerError, readAnswer, readErrorAnswer } from './hub-answers.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
 
 export type { MaintenanceWindow, Silence };
+export { HubAnswerError } from './hub-answers.js';
 
 /** A non-2xx answer from the hub, with its error body. */
 export class HubRequestError extends Error {
@@ -22,23 +27,11 @@ export class HubRequestError extends Error {
   }
 }
 
-/** What a client reads of `GET /metrics/monitors/{id}` (the full shape: hub/src/metrics/metrics.schema.ts). */
-export interface MonitorMetricsFigures {
-  status: string;
-  runs: { total: number; successful: number; failed: number; successRate: number };
-  latency: { p95DurationMs: number };
-  lastRun: { id: string; status: string; success: boolean; startedAt: string; durationMs: number } | null;
-}
+/** `GET /metrics/monitors/{id}` (hub/src/metrics/metrics.schema.ts). */
+export type MonitorMetricsFigures = MonitorMetrics;
 
-/** What a client reads of a row of `GET /metrics/monitors` (the full shape: `MonitorMetricsRow`). */
-export interface MonitorHealthRow {
-  monitorId: string;
-  status: string;
-  successRate: number;
-  p95DurationMs: number;
-  lastRunAt: string | null;
-  lastRunSuccess: boolean | null;
-}
+/** What the client reads of a row of `GET /metrics/monitors`. */
+export type MonitorHealthRow = z.output<typeof monitorHealthRowSchema>;
 
 // A 429 comes from the hub's rate limit before any route ran, so sending the same request again is safe.
 const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
@@ -91,7 +84,16 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
   const pacer = createRequestPacer();
   const timeout = () =>
     options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) };
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
+  /**
+   * The answer of `method path` read by the contract's `schema`: undefined for a 204 or a GET's 404, a
+   * HubRequestError for any other non-2xx, a HubAnswerError for a 2xx the schema refuses.
+   */
+  async function call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+  ): Promise<z.output<S> | undefined> {
     const response = await fetchPastRateLimit(pacer, new URL(path, baseUrl), {
       ...timeout(),
       method,
@@ -103,32 +105,37 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     });
     if (response.status === 404 && method === 'GET') return undefined;
     if (response.status === 204) return undefined;
-    const answer = (await response.json().catch(() => ({}))) as {
-      error?: unknown;
-      message?: string;
-      details?: unknown;
-    };
+    const text = await response.text();
     if (!response.ok) {
+      const answer = readErrorAnswer(text);
       const message =
-        typeof answer.error === 'string' && response.status !== 401
+        answer.error !== undefined && response.status !== 401
           ? answer.error
           : (answer.message ?? `HTTP ${response.status}`);
-      throw new HubRequestError(
-        response.status,
-        message,
-        Array.isArray(answer.details) ? (answer.details as FieldIssue[]) : [],
-      );
+      throw new HubRequestError(response.status, message, answer.details ?? []);
     }
-    return answer as T;
+    return readAnswer(method, path, schema, text);
+  }
+
+  /** As `call`, for a call whose success always has a body (a write's answer). */
+  async function answered<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+  ): Promise<z.output<S>> {
+    const answer = await call(method, path, schema, body);
+    if (answer === undefined) throw new HubAnswerError(method, path, [{ path: '', message: 'no body' }]);
+    return answer;
   }
 
   return {
     async getMonitor(id: string): Promise<Monitor | undefined> {
-      return (await call<{ data: Monitor }>('GET', `/monitor/${encodeURIComponent(id)}`))?.data;
+      return (await call('GET', `/monitor/${encodeURIComponent(id)}`, answers.monitor))?.data;
     },
     async findMonitor(project: string, environment: string, name: string): Promise<Monitor | undefined> {
       const query = new URLSearchParams({ project, environment, name });
-      return (await call<{ data: Monitor }>('GET', `/monitor/by-name?${query.toString()}`))?.data;
+      return (await call('GET', `/monitor/by-name?${query.toString()}`, answers.monitor))?.data;
     },
     async listMonitors(filter: {
       project?: string | undefined;
@@ -141,7 +148,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         if (filter.project !== undefined) query.set('project', filter.project);
         if (filter.environment !== undefined) query.set('environment', filter.environment);
         if (filter.labelSelector !== undefined) query.set('labelSelector', filter.labelSelector);
-        const answer = await call<{ data: Monitor[]; total: number }>('GET', `/monitor/?${query.toString()}`);
+        const answer = await call('GET', `/monitor/?${query.toString()}`, answers.monitorPage);
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
@@ -149,30 +156,25 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     /** `dryRun`: the hub checks everything and answers as the write would, changing nothing. */
     async putMonitor(id: string, definition: MonitorDefinition, write: WriteOptions = {}): Promise<Monitor> {
       const path = `/monitor/${encodeURIComponent(id)}${dryRunQuery(write)}`;
-      return ((await call<{ data: Monitor }>('PUT', path, definition)) as { data: Monitor }).data;
+      return (await answered('PUT', path, answers.monitor, definition)).data;
     },
     async createMonitor(definition: MonitorDefinition, write: WriteOptions = {}): Promise<Monitor> {
       const path = `/monitor/${dryRunQuery(write)}`;
-      return ((await call<{ data: Monitor }>('POST', path, definition)) as { data: Monitor }).data;
+      return (await answered('POST', path, answers.monitor, definition)).data;
     },
     async deleteMonitor(id: string): Promise<void> {
-      await call('DELETE', `/monitor/${encodeURIComponent(id)}`);
+      await call('DELETE', `/monitor/${encodeURIComponent(id)}`, answers.nothing);
     },
     /** The monitor's health and run figures (`GET /metrics/monitors/{id}`, docs/metrics.md); undefined on 404. */
     async getMonitorMetrics(id: string): Promise<MonitorMetricsFigures | undefined> {
-      return (
-        await call<{ data: MonitorMetricsFigures }>('GET', `/metrics/monitors/${encodeURIComponent(id)}`)
-      )?.data;
+      return (await call('GET', `/metrics/monitors/${encodeURIComponent(id)}`, answers.monitorMetrics))?.data;
     },
     /** Every monitor's health row over 24 hours (`GET /metrics/monitors`): a request per 100 monitors. */
     async listMonitorHealth(): Promise<MonitorHealthRow[]> {
       const all: MonitorHealthRow[] = [];
       for (let offset = 0; ; offset += 100) {
         const query = new URLSearchParams({ period: '24h', limit: '100', offset: String(offset) });
-        const answer = await call<{ data: MonitorHealthRow[]; total: number }>(
-          'GET',
-          `/metrics/monitors?${query.toString()}`,
-        );
+        const answer = await call('GET', `/metrics/monitors?${query.toString()}`, answers.monitorHealthPage);
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
@@ -180,7 +182,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     /** Starts a manual run in every location of the monitor (`POST /runs/trigger/{id}`); the first run. */
     async triggerRun(monitorId: string, request: { environment: string }): Promise<Run> {
       const path = `/runs/trigger/${encodeURIComponent(monitorId)}`;
-      return ((await call<{ data: Run }>('POST', path, request)) as { data: Run }).data;
+      return (await answered('POST', path, answers.run, request)).data;
     },
     /** The newest runs first, at most `limit` (1 to 100), matching every filter given. */
     async listRuns(filter: RunListFilter): Promise<Run[]> {
@@ -189,24 +191,19 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         const value = filter[key];
         if (value !== undefined) query.set(key, value);
       }
-      return (await call<{ data: Run[] }>('GET', `/runs/?${query.toString()}`))?.data ?? [];
+      return (await call('GET', `/runs/?${query.toString()}`, answers.runs))?.data ?? [];
     },
     /** The newest notification events first, at most `limit` (1 to 100). */
     async listNotificationEvents(limit: number): Promise<NotificationEvent[]> {
       const query = new URLSearchParams({ limit: String(limit) });
-      return (
-        (await call<{ data: NotificationEvent[] }>('GET', `/notifications/events?${query.toString()}`))
-          ?.data ?? []
-      );
+      const path = `/notifications/events?${query.toString()}`;
+      return (await call('GET', path, answers.notificationEvents))?.data ?? [];
     },
     async listIntegrations(): Promise<Integration[]> {
       const all: Integration[] = [];
       for (let offset = 0; ; offset += 100) {
         const query = new URLSearchParams({ limit: '100', offset: String(offset) });
-        const answer = await call<{ data: Integration[]; total: number }>(
-          'GET',
-          `/integrations?${query.toString()}`,
-        );
+        const answer = await call('GET', `/integrations?${query.toString()}`, answers.integrationPage);
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
@@ -214,24 +211,21 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     /** A new ping token of a heartbeat monitor (the old one stops working), with the whole URL a job pings. */
     async mintHeartbeatToken(id: string): Promise<HeartbeatToken & { pingUrl: string }> {
       const path = `/monitor/${encodeURIComponent(id)}/heartbeat-token`;
-      const { data } = (await call<{ data: HeartbeatToken }>('POST', path)) as { data: HeartbeatToken };
+      const { data } = await answered('POST', path, answers.heartbeatToken);
       return { ...data, pingUrl: new URL(data.pingPath, baseUrl).toString() };
     },
     /** The hub's version (`GET /`); undefined when the hub does not say. */
     async getServerVersion(): Promise<string | undefined> {
-      return (await call<{ version?: string }>('GET', '/'))?.version;
+      return (await call('GET', '/', answers.serviceStatus))?.version;
     },
     async getRun(id: string): Promise<Run | undefined> {
-      return (await call<{ data: Run }>('GET', `/runs/${encodeURIComponent(id)}`))?.data;
+      return (await call('GET', `/runs/${encodeURIComponent(id)}`, answers.run))?.data;
     },
     async startRun(id: string): Promise<Run> {
-      return ((await call<{ data: Run }>('POST', `/runs/${encodeURIComponent(id)}/start`)) as { data: Run })
-        .data;
+      return (await answered('POST', `/runs/${encodeURIComponent(id)}/start`, answers.run)).data;
     },
     async reportRunResult(id: string, result: RunResultReport): Promise<Run> {
-      return (
-        (await call<{ data: Run }>('PUT', `/runs/${encodeURIComponent(id)}/result`, result)) as { data: Run }
-      ).data;
+      return (await answered('PUT', `/runs/${encodeURIComponent(id)}/result`, answers.run, result)).data;
     },
     /** Every silence, newest first, in one state when given (expired ones are kept for audit). */
     async listSilences(state?: Silence['state']): Promise<Silence[]> {
@@ -239,38 +233,36 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       for (let offset = 0; ; offset += 100) {
         const query = new URLSearchParams({ limit: '100', offset: String(offset) });
         if (state !== undefined) query.set('state', state);
-        const answer = await call<{ data: Silence[]; total: number }>('GET', `/silences?${query.toString()}`);
+        const answer = await call('GET', `/silences?${query.toString()}`, answers.silencePage);
         all.push(...(answer?.data ?? []));
         if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
       }
     },
     async getSilence(id: string): Promise<Silence | undefined> {
-      return (await call<{ data: Silence }>('GET', `/silences/${encodeURIComponent(id)}`))?.data;
+      return (await call('GET', `/silences/${encodeURIComponent(id)}`, answers.silence))?.data;
     },
     async createSilence(request: SilenceCreate): Promise<Silence> {
-      return ((await call<{ data: Silence }>('POST', '/silences', request)) as { data: Silence }).data;
+      return (await answered('POST', '/silences', answers.silence, request)).data;
     },
     /** Ends the silence now; the hub keeps it, expired. */
     async expireSilence(id: string): Promise<Silence> {
       const path = `/silences/${encodeURIComponent(id)}`;
-      return ((await call<{ data: Silence }>('DELETE', path)) as { data: Silence }).data;
+      return (await answered('DELETE', path, answers.silence)).data;
     },
     async listMaintenanceWindows(): Promise<MaintenanceWindow[]> {
-      return (await call<{ data: MaintenanceWindow[] }>('GET', '/maintenance-windows'))?.data ?? [];
+      return (await call('GET', '/maintenance-windows', answers.maintenanceWindows))?.data ?? [];
     },
     async getMaintenanceWindow(name: string): Promise<MaintenanceWindow | undefined> {
       const path = `/maintenance-windows/${encodeURIComponent(name)}`;
-      return (await call<{ data: MaintenanceWindow }>('GET', path))?.data;
+      return (await call('GET', path, answers.maintenanceWindow))?.data;
     },
     /** Creates or replaces the window of `definition.name`. */
     async putMaintenanceWindow(definition: MaintenanceWindowDefinition): Promise<MaintenanceWindow> {
       const path = `/maintenance-windows/${encodeURIComponent(definition.name)}`;
-      return (
-        (await call<{ data: MaintenanceWindow }>('PUT', path, definition)) as { data: MaintenanceWindow }
-      ).data;
+      return (await answered('PUT', path, answers.maintenanceWindow, definition)).data;
     },
     async deleteMaintenanceWindow(name: string): Promise<void> {
-      await call('DELETE', `/maintenance-windows/${encodeURIComponent(name)}`);
+      await call('DELETE', `/maintenance-windows/${encodeURIComponent(name)}`, answers.nothing);
     },
     /** A secret's value, or undefined when it does not exist; the value travels in the body, never the URL. */
     async resolveSecret(request: {
@@ -285,11 +277,11 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
         body: JSON.stringify(request),
       });
       if (response.status === 404) return undefined;
-      const answer = (await response.json()) as { data?: { value: string }; error?: string };
-      if (!response.ok || answer.data === undefined) {
-        throw new HubRequestError(response.status, answer.error ?? `HTTP ${response.status}`);
+      const text = await response.text();
+      if (!response.ok) {
+        throw new HubRequestError(response.status, readErrorAnswer(text).error ?? `HTTP ${response.status}`);
       }
-      return answer.data.value;
+      return readAnswer('POST', '/secrets/resolve', answers.resolvedSecret, text).data.value;
     },
   };
 }

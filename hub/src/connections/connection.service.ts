@@ -16,6 +16,7 @@ import {
   type ConnectionRow,
 } from './connection.repository.js';
 import type { Connection, CreateConnection } from './connection.schema.js';
+import { jsonColumn } from '../db/json-column.js';
 
 export interface ConnectionServiceDeps {
   db: Db;
@@ -71,8 +72,8 @@ export function createConnectionService({ db, cipher, clock, ...deps }: Connecti
           { table: 'connections', organizationId, id },
           input.credentials,
         ),
-        oauth_scopes: JSON.stringify([]),
-        metadata: JSON.stringify(input.metadata ?? {}),
+        oauth_scopes: jsonColumn([]),
+        metadata: jsonColumn(input.metadata ?? {}),
         created_at: now,
         updated_at: now,
       });

@@ -125,8 +125,7 @@ function findCycle(ids: string[], successors: Map<string, string[]>): string[] |
 function ancestorsOf(id: string, predecessors: Map<string, string[]>): Set<string> {
   const seen = new Set<string>();
   const queue = [...(predecessors.get(id) ?? [])];
-  while (queue.length > 0) {
-    const next = queue.pop() as string;
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
     if (seen.has(next)) continue;
     seen.add(next);
     queue.push(...(predecessors.get(next) ?? []));

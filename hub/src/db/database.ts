@@ -11,6 +11,12 @@ export type Db = Kysely<Database>;
 /** What a repository function runs on: the database, or a transaction the caller holds. */
 export type Executor = Db | Transaction<Database>;
 
+/**
+ * A transaction a caller holds and hands to repositories (run-finished hooks, monitor dependants): named here so
+ * that only db/ and repositories import kysely (eslint.boundaries.js).
+ */
+export type DbTransaction = Transaction<Database>;
+
 export interface DatabaseTarget {
   /** A PostgreSQL URL; when absent the embedded PGlite database under `dataDir` is used. */
   url?: string | undefined;

@@ -1,18 +1,29 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { Monitor } from '../contract/monitor-definition.js';
+import type { ColumnType, Generated } from 'kysely';
+import type { MonitorDefinition } from '../contract/monitor-definition.js';
+import type { JsonText } from './json-column.js';
 import type { Routing, Trigger } from '../contract/notification-definition.js';
 import type { MaintenanceSchedule, Matcher } from '../contract/maintenance-definition.js';
 
 /** Timestamps are written as Date or ISO strings and always read back as Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Json<T extends object | null> = JSONColumnType<T, string, string>;
+/** A `jsonb` column: read as `T`, written only as the text `jsonColumn` makes of a `T` (db/json-column.ts). */
+type Json<T extends object | null> = ColumnType<T, JsonText<T>, JsonText<T>>;
+
+/** A definition stored under the current schema version: what PUT /monitor/{id} took, parsed. */
+export type CurrentStoredDefinition = MonitorDefinition;
+
+/** A definition stored under an older schema version: untyped until upgraded (monitors/stored-definition.ts). */
+export interface OlderStoredDefinition {
+  version?: string;
+  [field: string]: unknown;
+}
 
 /**
- * A stored monitor definition. Rows stored under an older `schema_version` are upgraded before they are used
- * (monitors/monitor-schema-migrations.ts); readers see the current shape.
+ * A stored monitor definition, by the schema version it was stored under (its `version`, which the row's
+ * `schema_version` repeats). Readers take the current shape from monitors/stored-definition.ts, which upgrades.
  */
-export type StoredDefinition = Omit<Monitor, 'id' | 'createdAt' | 'updatedAt'>;
+export type StoredDefinition = CurrentStoredDefinition | OlderStoredDefinition;
 
 /** A step of a run's report as stored and answered (contract/run.ts). */
 export type StoredStep = Record<string, unknown>;
@@ -77,7 +88,8 @@ export interface RunTable {
   duration_ms: number | null;
   success: boolean | null;
   errors: Json<string[]>;
-  steps: Json<StoredStep[]> | null;
+  /** Written from the runner's step reports (any JSON values, as a queue hands them over), read as records. */
+  steps: ColumnType<StoredStep[], JsonText<readonly unknown[]>, JsonText<readonly unknown[]>> | null;
   browser: string | null;
   created_at: CreatedAt;
 }

@@ -70,7 +70,10 @@ export function createTokenBuckets(rate: BucketRate, maxKeys: number, now: () =>
     const at = now();
     forgetIdle(at);
     if (!buckets.has(key))
-      while (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value as string);
+      for (const oldest of buckets.keys()) {
+        if (buckets.size < maxKeys) break;
+        buckets.delete(oldest);
+      }
     return current(key, at);
   }
 

@@ -3,6 +3,7 @@ import type { CredentialCipher } from '../crypto/credential-cipher.js';
 import type { Db } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
+import { jsonColumn, type JsonText } from '../db/json-column.js';
 import { createEgressPolicy, type EgressPolicy } from '../egress/egress-policy.js';
 import { egressIssueOfUrl } from '../egress/egress-validation.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
@@ -50,9 +51,9 @@ function integrationRowToIntegration(row: IntegrationRow): Integration {
   };
 }
 
-function withoutProviderType(config: WritableIntegrationConfig): string {
+function withoutProviderType(config: WritableIntegrationConfig): JsonText<Record<string, unknown>> {
   const { providerType: _type, ...rest } = config;
-  return JSON.stringify(rest);
+  return jsonColumn<Record<string, unknown>>(rest);
 }
 
 export function createIntegrationService({ db, cipher, clock, ...deps }: IntegrationServiceDeps) {

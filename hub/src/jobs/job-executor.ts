@@ -1,3 +1,4 @@
+import { errorMessage } from '../log/error-facts.js';
 import type { BatchV1Api } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { JobTemplate } from '../config/locations.js';
@@ -26,7 +27,7 @@ export function createJobExecutor(options: {
       } catch (error) {
         // 409: this run's Job exists already (a redelivery, or a hub that restarted after creating it).
         if (kubeStatusOf(error) === 409) return;
-        throw new Error(`creating runner Job ${runnerJobName(run.id)} failed: ${(error as Error).message}`, {
+        throw new Error(`creating runner Job ${runnerJobName(run.id)} failed: ${errorMessage(error)}`, {
           cause: error,
         });
       }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../log/error-facts.js';
 import { makeInformer, type BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
@@ -67,7 +68,7 @@ export function watchRunnerJobs(options: RunnerJobWatcherOptions): { stop(): Pro
   informer.on('error', (error: unknown) => {
     if (stopped) return;
     const retryInMs = restarts.next();
-    log.warn({ error: (error as Error).message, retryInMs }, 'runner Job watch failed; restarting');
+    log.warn({ error: errorMessage(error), retryInMs }, 'runner Job watch failed; restarting');
     setTimeout(() => {
       if (!stopped) informer.start().catch(() => undefined);
     }, retryInMs).unref();

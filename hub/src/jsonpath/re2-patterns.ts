@@ -21,7 +21,10 @@ export function createRe2Patterns(limit = 256): PatternLookup {
         result = null;
       }
     }
-    if (compiled.size >= limit) compiled.delete(compiled.keys().next().value as string);
+    for (const oldest of compiled.keys()) {
+      if (compiled.size < limit) break;
+      compiled.delete(oldest);
+    }
     compiled.set(pattern, result);
     return result ?? undefined;
   };

@@ -2,6 +2,7 @@
 
 /** The HTTP status of a failed @kubernetes/client-node call (its ApiException's `code`); else undefined. */
 export function kubeStatusOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown }).code;
+  const code: unknown =
+    typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   return typeof code === 'number' ? code : undefined;
 }

@@ -12,6 +12,7 @@ import {
   type MaintenanceWindowRow,
 } from './maintenance-window.repository.js';
 import { cronProblem, nextOccurrence, occurrenceAt, type Occurrence } from './window-schedule.js';
+import { jsonColumn } from '../db/json-column.js';
 
 const ONE_OFF_MAX_MS = 31 * 86_400_000;
 
@@ -75,8 +76,8 @@ export function createMaintenanceWindowService({ db, clock }: { db: Db; clock: C
         id: newId('mnt'),
         name,
         description: definition.description ?? null,
-        matchers: JSON.stringify(definition.matchers),
-        schedule: JSON.stringify(definition.schedule),
+        matchers: jsonColumn(definition.matchers),
+        schedule: jsonColumn(definition.schedule),
         exclude_from_figures: definition.excludeFromFigures,
         created_by: caller,
         created_at: now,

@@ -1,3 +1,4 @@
+import { answeredDefinition } from '../monitors/stored-definition.js';
 import { monitorLocations } from '../contract/stored-monitor.js';
 import type { Executor } from '../db/database.js';
 
@@ -41,6 +42,6 @@ export async function monitorsWithLocations(
     name: row.name,
     project: row.project,
     environment: row.environment,
-    locations: monitorLocations(row.definition),
+    locations: monitorLocations(answeredDefinition(row.definition)),
   }));
 }

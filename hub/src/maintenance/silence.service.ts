@@ -11,6 +11,7 @@ import {
   listSilences,
   type SilenceRow,
 } from './silence.repository.js';
+import { jsonColumn } from '../db/json-column.js';
 
 /** A silence longer than this is a mistake (a year, as Alertmanager users set "forever"): use a window. */
 const MAX_SILENCE_MS = 366 * 24 * 3_600_000;
@@ -75,7 +76,7 @@ export function createSilenceService({ db, clock }: { db: Db; clock: Clock }) {
       const row = await insertSilence(db, {
         organization_id: organizationId,
         id: newId('sil'),
-        matchers: JSON.stringify(body.matchers satisfies Matcher[]),
+        matchers: jsonColumn(body.matchers satisfies Matcher[]),
         starts_at: start,
         ends_at: end,
         comment: body.comment,

@@ -1,3 +1,4 @@
+import { errorMessage } from '../log/error-facts.js';
 import { Cron } from 'croner';
 import type { MaintenanceSchedule } from '../contract/maintenance-definition.js';
 
@@ -13,7 +14,7 @@ export function cronProblem(expression: string, timezone: string): string | unde
     cronOf(expression, timezone).nextRun(new Date(0));
     return undefined;
   } catch (error) {
-    return (error as Error).message;
+    return errorMessage(error);
   }
 }
 

@@ -2,7 +2,13 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
 import { dayOf } from './time-buckets.js';
-import { addRunsToTier, DAY_TIER, refreshTier, tierKeyRows, type TierIncrement } from './tier-refresh.js';
+import {
+  addRunsToTier,
+  DAY_TIER,
+  refreshTier,
+  tierKeyRows,
+  type TierIncrement,
+} from './rollup-tier.repository.js';
 
 /** Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces. */
 const hourPieces = (hourFilter: RawBuilder<unknown>) => sql`

@@ -9,7 +9,7 @@ import {
   tierKeyRows,
   type TierIncrement,
   type TierKey,
-} from './tier-refresh.js';
+} from './rollup-tier.repository.js';
 
 /** The hourly tier's "every environment" rows carry this environment (no real environment is empty). */
 export const ALL_ENVIRONMENTS = '';

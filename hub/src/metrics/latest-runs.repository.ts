@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { textArray, timestampArray } from '../db/array-params.js';
+import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { RunRow } from '../runs/run.repository.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
@@ -99,4 +100,25 @@ export async function forgetLatestRunsBefore(db: Executor, before: Date): Promis
       .set({ [`last_${kind}_at`]: null, [`last_${kind}_created_at`]: null })
       .where(`last_${kind}_created_at`, '<', before)
       .execute();
+}
+
+/** Every monitor (of `organizationId`, or of all), its frequency, creation and latest run in every environment. */
+export async function listMonitorsWithLatestRun(db: Executor, organizationId?: string) {
+  let query = db
+    .selectFrom('monitors as m')
+    .leftJoin('monitor_latest_runs as l', (join) =>
+      join
+        .onRef('l.organization_id', '=', 'm.organization_id')
+        .onRef('l.monitor_id', '=', 'm.id')
+        .on('l.environment', '=', ALL_ENVIRONMENTS),
+    )
+    .select([
+      'm.organization_id as organizationId',
+      'm.id as monitorId',
+      sql<Monitor['frequency']>`m.definition->'frequency'`.as('frequency'),
+      'm.created_at as createdAt',
+      'l.last_run_at as lastRunAt',
+    ]);
+  if (organizationId !== undefined) query = query.where('m.organization_id', '=', organizationId);
+  return query.execute();
 }

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
-import { frequencyToSeconds, type Monitor } from '../contract/monitor-definition.js';
+import { frequencyToSeconds } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
+import { listMonitorsWithLatestRun } from './latest-runs.repository.js';
 
 /** A monitor is overdue when its latest run is older than this many times its frequency. */
 const OVERDUE_FREQUENCIES = 2;
@@ -22,24 +22,8 @@ export async function findOverdueMonitors(
   now: Date,
   organizationId?: string,
 ): Promise<MonitorsOfOrganization[]> {
-  let query = db
-    .selectFrom('monitors as m')
-    .leftJoin('monitor_latest_runs as l', (join) =>
-      join
-        .onRef('l.organization_id', '=', 'm.organization_id')
-        .onRef('l.monitor_id', '=', 'm.id')
-        .on('l.environment', '=', ''),
-    )
-    .select([
-      'm.organization_id as organizationId',
-      'm.id as monitorId',
-      sql<Monitor['frequency']>`m.definition->'frequency'`.as('frequency'),
-      'm.created_at as createdAt',
-      'l.last_run_at as lastRunAt',
-    ]);
-  if (organizationId !== undefined) query = query.where('m.organization_id', '=', organizationId);
   const organizations = new Map<string, MonitorsOfOrganization>();
-  for (const row of await query.execute()) {
+  for (const row of await listMonitorsWithLatestRun(db, organizationId)) {
     let organization = organizations.get(row.organizationId);
     if (organization === undefined) {
       organization = { organizationId: row.organizationId, monitors: 0, overdue: new Set() };

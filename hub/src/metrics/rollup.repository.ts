@@ -10,7 +10,7 @@ import {
   RUN_COUNT_VALUES,
   runCountArrays,
   type RunCounts,
-} from './tier-refresh.js';
+} from './rollup-tier.repository.js';
 import { dayCeilOf, dayOf, hourCeilOf, hourOf } from './time-buckets.js';
 
 /**

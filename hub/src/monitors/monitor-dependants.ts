@@ -1,6 +1,5 @@
-import type { Transaction } from 'kysely';
+import type { DbTransaction } from '../db/database.js';
 import type { Monitor } from '../contract/monitor-definition.js';
-import type { Database } from '../db/tables.js';
 
 export type MonitorChange =
   | { kind: 'upsert'; organizationId: string; monitor: Monitor; previous: Monitor | undefined }
@@ -15,5 +14,5 @@ export type MonitorChange =
  */
 export interface MonitorDependant {
   readonly name: string;
-  sync(tx: Transaction<Database>, change: MonitorChange): Promise<void>;
+  sync(tx: DbTransaction, change: MonitorChange): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { Monitor } from '../contract/monitor-definition.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
 import { parseLabelSelector, type LabelRequirement } from './label-selector.js';
+import { answeredDefinition } from './stored-definition.js';
 
 export type MonitorRow = Selectable<MonitorTable>;
 
@@ -10,7 +11,7 @@ export type MonitorRow = Selectable<MonitorTable>;
 export function monitorRowToMonitor(row: MonitorRow): Monitor {
   return {
     id: row.id,
-    ...row.definition,
+    ...answeredDefinition(row.definition),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -152,6 +153,21 @@ export async function listMonitorsChangedAfter(
       sql<boolean>`(updated_at, organization_id, id) > (${after.updatedAt}, ${after.organizationId}, ${after.id})`,
     );
   return query.orderBy('updated_at').orderBy('organization_id').orderBy('id').limit(limit).execute();
+}
+
+/** A page of every organization's monitors, in the order of organization and id. */
+export async function listAllMonitors(
+  db: Executor,
+  page: { limit: number; offset: number },
+): Promise<MonitorRow[]> {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .orderBy('organization_id')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
 }
 
 /** Every organization that owns at least one monitor (there is no organizations table: keys and tokens name them). */

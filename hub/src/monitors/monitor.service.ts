@@ -1,15 +1,13 @@
-import type { Transaction } from 'kysely';
+import { currentDefinition } from './stored-definition.js';
 import { diffJson } from '../contract/definition-diff.js';
 import {
   MONITOR_SCHEMA_VERSION,
-  monitorDefinitionSchema,
   type Monitor,
   type MonitorDefinition,
 } from '../contract/monitor-definition.js';
-import type { Db } from '../db/database.js';
+import type { Db, DbTransaction } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import { newId } from '../db/ids.js';
-import type { Database } from '../db/tables.js';
 import { createEgressPolicies, type EgressPolicies } from '../egress/egress-policies.js';
 import { monitorEgressIssues } from '../egress/monitor-egress.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
@@ -33,11 +31,8 @@ import {
   type MonitorFilter,
   type MonitorIdentity,
 } from './monitor.repository.js';
-import {
-  monitorSchemaMigrations,
-  upgradeDefinition,
-  type MonitorSchemaMigration,
-} from './monitor-schema-migrations.js';
+import { monitorSchemaMigrations, type MonitorSchemaMigration } from './monitor-schema-migrations.js';
+import { jsonColumn } from '../db/json-column.js';
 
 export interface MonitorServiceDeps {
   db: Db;
@@ -104,7 +99,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   }
 
   async function upsertInTransaction(
-    tx: Transaction<Database>,
+    tx: DbTransaction,
     organizationId: string,
     id: string,
     definition: MonitorDefinition,
@@ -131,7 +126,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       id,
       ...identityOf(definition),
       schema_version: MONITOR_SCHEMA_VERSION,
-      definition: JSON.stringify(definition),
+      definition: jsonColumn(definition),
       created_at: existing?.created_at ?? now,
       updated_at: now,
     });
@@ -223,8 +218,8 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       }
       if (query.version !== 'latest' || row.schema_version === MONITOR_SCHEMA_VERSION)
         return monitorRowToMonitor(row);
-      const upgraded = upgradeDefinition(row.definition, row.schema_version, migrations);
-      const definition = monitorDefinitionSchema.parse(upgraded.definition);
+      // Upgraded in memory and answered; the row keeps its version until the monitor is next written (ADR 0041).
+      const definition = currentDefinition(row.definition, migrations);
       return monitorRowToMonitor({ ...row, schema_version: definition.version, definition });
     },
 

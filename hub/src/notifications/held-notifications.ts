@@ -1,5 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { Database, HeldBy } from '../db/tables.js';
+import type { DbTransaction } from '../db/database.js';
+import type { HeldBy } from '../db/tables.js';
 import type { DeliveryJobData } from './delivery-queue.js';
 import { findEvent, lastSentWasFailure, mergeDeliveryStatus } from './notification-event.repository.js';
 import type { NotificationRuleRow } from './notification-rule.repository.js';
@@ -12,7 +12,7 @@ export function heldStatus(heldBy: HeldBy): Record<string, unknown> {
 
 /** Drops a held notification for good, saying why; it stays in the events log. */
 export async function dropHeld(
-  tx: Transaction<Database>,
+  tx: DbTransaction,
   rule: NotificationRuleRow,
   eventId: string,
   reason: string,
@@ -39,7 +39,7 @@ export async function dropHeld(
  * Anything else is dropped, saying why. Answers the delivery to enqueue, if any.
  */
 export async function releaseHeld(
-  tx: Transaction<Database>,
+  tx: DbTransaction,
   rule: NotificationRuleRow,
   eventId: string,
   run: EvaluatedRun & { monitorId: string },

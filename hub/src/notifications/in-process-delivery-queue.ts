@@ -21,8 +21,9 @@ export function createInProcessDeliveryQueue(options: { backoffMs?: number } = {
   let consumer: { handler: (attempt: DeliveryAttempt) => Promise<void>; concurrency: number } | undefined;
 
   const pump = () => {
-    while (consumer !== undefined && waiting.length > 0 && inFlight.size < consumer.concurrency) {
-      const attempt = waiting.shift() as DeliveryAttempt;
+    while (consumer !== undefined && inFlight.size < consumer.concurrency) {
+      const attempt = waiting.shift();
+      if (attempt === undefined) break;
       const done: Promise<void> = consumer
         .handler(attempt)
         .catch(() => {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../log/error-facts.js';
 import { findConnection } from '../connections/connection.repository.js';
 import { consoleMonitorPath, consoleRunPath } from '../contract/console-paths.js';
 import { openCredentials } from '../crypto/row-credentials.js';
@@ -180,7 +181,7 @@ export function createDeliveryHandler(deps: DeliveryDeps) {
       const responseCode = error instanceof ChannelSendError ? error.responseCode : undefined;
       await report({
         status: lastAttempt ? 'failed' : 'pending',
-        error: (error as Error).message,
+        error: errorMessage(error),
         ...(responseCode === undefined ? {} : { responseCode }),
       });
       observe(lastAttempt ? 'failure' : 'retry');

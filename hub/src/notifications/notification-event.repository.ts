@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { storableJsonText, storableText } from '../contract/storable-text.js';
+import { storableText } from '../contract/storable-text.js';
+import { storableJson, storableJsonColumn } from '../db/json-column.js';
 import type { Executor } from '../db/database.js';
 import type { NotificationEventTable } from '../db/tables.js';
 
@@ -13,8 +14,8 @@ export async function insertEvent(
   const storable = {
     ...row,
     trigger_reason: storableText(row.trigger_reason),
-    channels_notified: storableJsonText(row.channels_notified),
-    delivery_status: storableJsonText(row.delivery_status),
+    channels_notified: storableJson(row.channels_notified),
+    delivery_status: storableJson(row.delivery_status),
   };
   return db.insertInto('notification_events').values(storable).returningAll().executeTakeFirstOrThrow();
 }
@@ -65,8 +66,8 @@ export async function mergeDeliveryStatus(
   channelMeta: Record<string, unknown>,
 ): Promise<NotificationEventRow | undefined> {
   // A delivery error quotes what a receiver answered (an SMTP or HTTP reply), which may hold NUL.
-  const statusJson = storableJsonText(JSON.stringify(status));
-  const metaJson = storableJsonText(JSON.stringify(channelMeta));
+  const statusJson = storableJsonColumn(status);
+  const metaJson = storableJsonColumn(channelMeta);
   return db
     .updateTable('notification_events')
     .set({

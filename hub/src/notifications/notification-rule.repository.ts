@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Transaction } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Database, NotificationRuleTable, RuleState } from '../db/tables.js';
+import { jsonColumn } from '../db/json-column.js';
 
 export type NotificationRuleRow = Selectable<NotificationRuleTable>;
 
@@ -121,7 +122,7 @@ export async function saveRuleEvaluation(
   await tx
     .updateTable('notification_rules')
     .set({
-      state: JSON.stringify(changes.state),
+      state: jsonColumn(changes.state),
       ...(changes.last_triggered_at ? { last_triggered_at: changes.last_triggered_at } : {}),
     })
     .where('organization_id', '=', organizationId)

@@ -1,3 +1,4 @@
+import { answeredDefinition } from '../monitors/stored-definition.js';
 import type { Db } from '../db/database.js';
 import { NotFoundError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
@@ -52,7 +53,7 @@ export function createNotificationService({ db, clock }: { db: Db; clock: Clock 
     async listRules(organizationId: string): Promise<NotificationRule[]> {
       const rows = await listRulesWithMonitors(db, organizationId);
       return rows.map((row) => {
-        const definition = row.monitor_definition;
+        const definition = answeredDefinition(row.monitor_definition);
         return {
           id: row.id,
           organizationId: row.organization_id,

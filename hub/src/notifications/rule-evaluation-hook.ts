@@ -1,6 +1,6 @@
-import type { Transaction } from 'kysely';
+import type { DbTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
-import type { Database, HeldBy } from '../db/tables.js';
+import type { HeldBy } from '../db/tables.js';
 import { lookUpMutes, type MutableRun } from '../maintenance/mutes.js';
 import { monitorKey, type RunFinishedHook } from '../runs/run-finished.js';
 import type { RunRow } from '../runs/run.repository.js';
@@ -15,6 +15,7 @@ import { latestRunsInLocation, runsInWindow } from './run-history.repository.js'
 import { dropHeld, heldStatus, releaseHeld } from './held-notifications.js';
 import { evaluateTrigger, type EvaluatedRun, type RunFacts, type Verdict } from './trigger-evaluation.js';
 import { isSystemFailure } from '../runs/system-failure.js';
+import { jsonColumn } from '../db/json-column.js';
 
 /** `chat:C0123`, `email`, `webhook`: the key of a channel in an event's `channelsNotified` and `deliveryStatus`. */
 function channelKeyOf(routing: Record<string, unknown>): string {
@@ -58,7 +59,7 @@ function memoizeByArgument<T>(lookup: (argument: number) => Promise<T>): (argume
  * The run history every rule of one finished run may ask about. The hook writes no runs, so the answers
  * stay valid for the whole evaluation and are read once per distinct argument.
  */
-function runFactsOf(tx: Transaction<Database>, run: RunRow, at: Date): RunFacts {
+function runFactsOf(tx: DbTransaction, run: RunRow, at: Date): RunFacts {
   const org = run.organization_id;
   return {
     latestInLocation: memoizeByArgument((limit) =>
@@ -104,7 +105,7 @@ function triggerName(rule: NotificationRuleRow): string {
  * first run nothing holds releases the held notification (held-notifications.ts); it stands for that run's own.
  */
 async function evaluateRule(
-  tx: Transaction<Database>,
+  tx: DbTransaction,
   rule: NotificationRuleRow,
   run: RunRow,
   evaluated: EvaluatedRun,
@@ -147,7 +148,7 @@ async function evaluateRule(
     monitor_id: run.monitor_id,
     run_id: run.id,
     trigger_reason: notice.reason,
-    channels_notified: JSON.stringify({
+    channels_notified: jsonColumn({
       [channelKey]: {
         ...rule.routing,
         integrationId: rule.integration_id,
@@ -155,10 +156,10 @@ async function evaluateRule(
         kind: notice.kind,
       },
     }),
-    delivery_status: JSON.stringify({
+    delivery_status: jsonColumn({
       [channelKey]: heldBy === undefined ? { status: 'pending' } : heldStatus(heldBy),
     }),
-    held_by: heldBy === undefined ? null : JSON.stringify(heldBy),
+    held_by: heldBy === undefined ? null : jsonColumn(heldBy),
     created_at: at,
   });
   if (heldBy !== undefined) {

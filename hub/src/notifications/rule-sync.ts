@@ -1,8 +1,7 @@
+import type { DbTransaction } from '../db/database.js';
 import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
 import type { NotificationDefinition } from '../contract/notification-definition.js';
 import { newId } from '../db/ids.js';
-import type { Database } from '../db/tables.js';
 import { ValidationError } from '../http/errors.js';
 import { findIntegrationsForRouting, type IntegrationRow } from '../integrations/integration.repository.js';
 import type { MonitorDependant } from '../monitors/monitor-dependants.js';
@@ -15,6 +14,7 @@ import {
   type NotificationRuleRow,
   type RuleSettings,
 } from './notification-rule.repository.js';
+import { jsonColumn } from '../db/json-column.js';
 
 const DEFAULT_COOLDOWN_MINUTES = 15;
 
@@ -34,7 +34,7 @@ function ruleIdentityHash(definition: NotificationDefinition, integrationId: str
 }
 
 async function resolveIntegration(
-  tx: Transaction<Database>,
+  tx: DbTransaction,
   organizationId: string,
   environment: string,
   definition: NotificationDefinition,
@@ -127,11 +127,11 @@ export function notificationRuleDependant(clock: Clock): MonitorDependant {
           id: newId('rul'),
           monitor_id: monitor.id,
           identity_hash: hash,
-          trigger: JSON.stringify(definition.trigger),
-          routing: JSON.stringify(definition.routing),
+          trigger: jsonColumn(definition.trigger),
+          routing: jsonColumn(definition.routing),
           integration_id: integration.id,
           ...settings,
-          state: JSON.stringify({}),
+          state: jsonColumn({}),
           created_at: now,
           updated_at: now,
         });

@@ -48,7 +48,10 @@ export function createQuotaSource(options: {
       ).catch(() => known);
       cache.delete(organizationId);
       cache.set(organizationId, { at: options.now(), quotas });
-      if (cache.size > MAX_ORGANIZATIONS) cache.delete(cache.keys().next().value as string);
+      for (const oldest of cache.keys()) {
+        if (cache.size <= MAX_ORGANIZATIONS) break;
+        cache.delete(oldest);
+      }
       return quotas;
     },
     forget: (organizationId) => cache.delete(organizationId),

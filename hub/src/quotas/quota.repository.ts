@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Database } from '../db/tables.js';
 import { quotaOverridesSchema, type QuotaOverrides } from './organization-quotas.js';
+import { jsonColumn } from '../db/json-column.js';
 
 export interface StoredQuotaOverrides {
   organizationId: string;
@@ -67,7 +68,12 @@ export async function putQuotaOverrides(
   row: { organizationId: string; overrides: QuotaOverrides; updatedBy: string; updatedAt: Date },
 ): Promise<StoredQuotaOverrides> {
   const values = {
-    overrides: JSON.stringify(row.overrides),
+    // An override left out is absent from the JSON, as JSON.stringify leaves undefined out.
+    overrides: jsonColumn(
+      Object.fromEntries(
+        Object.entries(row.overrides).filter((entry): entry is [string, number] => entry[1] !== undefined),
+      ),
+    ),
     updated_by: row.updatedBy,
     updated_at: row.updatedAt,
   };

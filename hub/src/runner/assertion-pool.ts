@@ -110,8 +110,8 @@ export function createAssertionPool(options: { threads?: number } = {}): Asserti
     thread.worker.on('message', (message: ThreadMessage) => {
       if ('ready' in message) thread.ready = true;
       else if (thread.sent[0]?.task.id === message.id) {
-        const job = thread.sent.shift() as Job;
-        job.settle({ verdicts: message.verdicts, elapsedMs: performance.now() - job.started });
+        const job = thread.sent.shift();
+        job?.settle({ verdicts: message.verdicts, elapsedMs: performance.now() - job.started });
         startHead(thread);
       }
       dispatch();
@@ -136,8 +136,8 @@ export function createAssertionPool(options: { threads?: number } = {}): Asserti
 
   function dispatch(): void {
     for (let thread = threadWithRoom(); thread !== undefined && queue.length > 0; thread = threadWithRoom()) {
-      const job = queue.shift() as Job;
-      if (job.settled) continue;
+      const job = queue.shift();
+      if (job === undefined || job.settled) continue;
       thread.sent.push(job);
       thread.worker.postMessage(job.task);
       if (thread.sent.length === 1) startHead(thread);

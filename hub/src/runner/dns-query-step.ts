@@ -1,3 +1,4 @@
+import { errorMessage } from '../log/error-facts.js';
 import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { getServers } from 'node:dns';
@@ -37,7 +38,7 @@ function decodeAnswer(bytes: Buffer, id: number): DecodedPacket {
     packet = decode(bytes);
   } catch (error) {
     throw new ProtocolAnswerError(
-      `the resolver's answer is not a DNS message: ${(error as Error).message}`,
+      `the resolver's answer is not a DNS message: ${errorMessage(error)}`,
       'dns',
     );
   }

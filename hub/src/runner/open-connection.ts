@@ -1,3 +1,4 @@
+import { abortReason } from './step-deadline.js';
 import { isIP, type Socket } from 'node:net';
 import { connect as connectTls, rootCertificates, type TLSSocket } from 'node:tls';
 import { connectUnderEgress } from '../egress/egress-socket.js';
@@ -54,7 +55,7 @@ export function whenSocket(socket: Socket, event: string, signal: AbortSignal): 
     const onAbort = () => {
       cleanup();
       socket.destroy();
-      reject(signal.reason as Error);
+      reject(abortReason(signal));
     };
     if (signal.aborted) return onAbort();
     socket.once(event, onEvent);

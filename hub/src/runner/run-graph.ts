@@ -18,8 +18,8 @@ export function executeGraph(
   runSignal: AbortSignal,
   steps: GraphSteps,
 ): Promise<Map<string, StepResult>> {
-  const predecessors = new Map(nodes.map((node) => [node.id, [] as string[]]));
-  const successors = new Map(nodes.map((node) => [node.id, [] as MonitorNode[]]));
+  const predecessors = new Map(nodes.map((node): [string, string[]] => [node.id, []]));
+  const successors = new Map(nodes.map((node): [string, MonitorNode[]] => [node.id, []]));
   const byId = new Map(nodes.map((node) => [node.id, node]));
   for (const edge of edges) {
     predecessors.get(edge.to)?.push(edge.from);

@@ -29,11 +29,17 @@ export function stepDeadline(timeoutMs: number, runSignal: AbortSignal): StepDea
   return deadline;
 }
 
+/** Why `signal` aborted, as the Error its aborter gave (a timeout's DOMException is one), else an Error saying it. */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(`aborted: ${String(reason)}`);
+}
+
 /** Resolves with `promise`, or rejects with the signal's reason as soon as it aborts (a store read cannot be). */
 export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
+    const onAbort = () => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

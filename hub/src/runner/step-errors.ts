@@ -1,3 +1,4 @@
+import { errorCode } from '../log/error-facts.js';
 import { errors } from 'undici';
 import type { ErrorClass } from './run-outcome.js';
 
@@ -149,7 +150,7 @@ export function classifyStepError(
   for (const link of errorChain(error)) {
     // The parser's error has no code for some malformed answers, so its type is what identifies it.
     if (link instanceof errors.HTTPParserError) return { errorClass: 'http', message };
-    const code = (link as { code?: unknown }).code;
+    const code = errorCode(link);
     const errorClass = typeof code === 'string' ? classifyCode(code) : undefined;
     if (errorClass !== undefined) return { errorClass, message };
   }

@@ -3,7 +3,7 @@ import { resolveSecretRefs, type JsonValue } from '../secrets/secret-refs.js';
 import { openConnection } from './open-connection.js';
 import type { StepResult } from './run-outcome.js';
 import { elapsedMs, type StepContext, type TcpConnectNode } from './step-context.js';
-import { stepDeadline, unlessAborted } from './step-deadline.js';
+import { abortReason, stepDeadline, unlessAborted } from './step-deadline.js';
 import { ProtocolAnswerError, recordStepFailure } from './step-errors.js';
 
 /** Bytes a TCP step reads while looking for its `expect`: a banner or a short answer, never a download. */
@@ -50,7 +50,7 @@ function readUntil(socket: Socket, expected: string, signal: AbortSignal, onFirs
         ),
       );
     const onError = (error: Error) => fail(error);
-    const onAbort = () => fail(signal.reason as Error);
+    const onAbort = () => fail(abortReason(signal));
     if (signal.aborted) return onAbort();
     socket.on('data', onData);
     socket.once('end', onEnd);

@@ -1,7 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, DbTransaction } from '../db/database.js';
 import { constraintOf, contentRefusalOf, hasSqlState, SqlState } from '../db/errors.js';
-import type { Database } from '../db/tables.js';
 import type { RunTable } from '../db/tables.js';
 import {
   finishRun,
@@ -21,7 +19,7 @@ import { systemFailureError } from './system-failure.js';
  */
 export interface RunFinishedHook {
   readonly name: string;
-  onRunsFinished(tx: Transaction<Database>, runs: readonly RunRow[]): Promise<void>;
+  onRunsFinished(tx: DbTransaction, runs: readonly RunRow[]): Promise<void>;
 }
 
 type RunMonitor = Pick<RunRow, 'organization_id' | 'monitor_id'>;
@@ -34,7 +32,7 @@ const byMonitor = (a: RunMonitor, b: RunMonitor) => {
   return left < right ? -1 : left > right ? 1 : 0;
 };
 
-async function runHooks(tx: Transaction<Database>, runs: RunRow[], hooks: readonly RunFinishedHook[]) {
+async function runHooks(tx: DbTransaction, runs: RunRow[], hooks: readonly RunFinishedHook[]) {
   if (runs.length === 0) return;
   runs.sort(byMonitor);
   for (const hook of hooks) await hook.onRunsFinished(tx, runs);
@@ -122,7 +120,7 @@ export async function recordScheduledRuns(
  * transaction, so the caller's own state (a heartbeat's deadline) moves in the same commit as the run it records.
  */
 export async function recordJudgedRuns(
-  tx: Transaction<Database>,
+  tx: DbTransaction,
   runs: readonly FinishedScheduledRun[],
   hooks: readonly RunFinishedHook[],
 ): Promise<RunRow[]> {

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { storableJsonText } from '../contract/storable-text.js';
+import { storableJsonColumn } from '../db/json-column.js';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunTable } from '../db/tables.js';
@@ -227,7 +227,7 @@ export async function reclaimRun(db: Executor, organizationId: string, id: strin
 export interface RunResult {
   success: boolean;
   errors: string[];
-  steps: unknown[] | null;
+  steps: readonly unknown[] | null;
   completedAt: Date;
   durationMs: number | null;
 }
@@ -237,8 +237,8 @@ export function resultColumns(result: RunResult) {
   return {
     status: result.success ? ('completed' as const) : ('failed' as const),
     success: result.success,
-    errors: storableJsonText(JSON.stringify(result.errors)),
-    steps: result.steps === null ? null : storableJsonText(JSON.stringify(result.steps)),
+    errors: storableJsonColumn(result.errors),
+    steps: result.steps === null ? null : storableJsonColumn(result.steps),
     completed_at: result.completedAt,
     duration_ms: result.durationMs,
   };

@@ -1,3 +1,4 @@
+import { answeredDefinition } from '../monitors/stored-definition.js';
 import type { Monitor } from '../contract/monitor-definition.js';
 import { monitorLocations } from '../contract/stored-monitor.js';
 import type { Run, RunResultReport } from '../contract/run.js';
@@ -20,6 +21,7 @@ import {
   type RunFilter,
   type RunRow,
 } from './run.repository.js';
+import { jsonColumn } from '../db/json-column.js';
 
 function runRowToRun(
   row: RunRow,
@@ -157,7 +159,7 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
           status: 'pending' as const,
           triggered_by: 'manual' as const,
           schedule_slot: null,
-          errors: JSON.stringify([]),
+          errors: jsonColumn([]),
           created_at: now,
         })),
       );
@@ -187,7 +189,11 @@ export function createRunService({ db, queue, clock, hooks = [] }: RunServiceDep
         : Math.max(counted, (await estimates.get({ organizationId, filter })) ?? 0);
       const data = rows.map(({ monitor_name, monitor_definition, ...run }) =>
         // The name column is the definition's name (monitors/monitor.service.ts writes both from it).
-        runRowToRun(run, { ...monitor_definition, id: run.monitor_id, name: monitor_name }),
+        runRowToRun(run, {
+          ...answeredDefinition(monitor_definition),
+          id: run.monitor_id,
+          name: monitor_name,
+        }),
       );
       return { data, total, totalExact };
     },

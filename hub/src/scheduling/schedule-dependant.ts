@@ -1,5 +1,6 @@
 import type { MonitorDependant } from '../monitors/monitor-dependants.js';
 import { monitorLocations } from '../contract/stored-monitor.js';
+import { recordScheduleChange } from './schedule-outbox.repository.js';
 
 /**
  * Keeps a monitor's schedules following it: each change records, in the monitor's own transaction, that its
@@ -15,13 +16,11 @@ export const scheduleDependant: MonitorDependant = {
         : change.previous
           ? monitorLocations(change.previous)
           : [];
-    await tx
-      .insertInto('schedule_outbox')
-      .values({
-        organization_id: change.organizationId,
-        monitor_id: change.monitor.id,
-        removed_locations: JSON.stringify(before.filter((location) => !now.has(location))),
-      })
-      .execute();
+    await recordScheduleChange(
+      tx,
+      change.organizationId,
+      change.monitor.id,
+      before.filter((location) => !now.has(location)),
+    );
   },
 };

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { findMonitor, monitorRowToMonitor } from '../monitors/monitor.repository.js';
+import { findMonitor, listAllMonitors, monitorRowToMonitor } from '../monitors/monitor.repository.js';
+import { deleteScheduleChanges, lockScheduleChanges } from './schedule-outbox.repository.js';
 import type { RunQueue, RunSchedule } from '../runs/run-queue.js';
 import type { ListedSchedule, ScheduleStore } from '../runs/schedule-store.js';
 import { desiredSchedules, latestSlotMs, scheduleId } from './schedules.js';
@@ -13,14 +14,7 @@ const OUTBOX_BATCH = 500;
  */
 export async function drainScheduleOutbox(db: Db, schedules: ScheduleStore): Promise<number> {
   return db.transaction().execute(async (tx) => {
-    const rows = await tx
-      .selectFrom('schedule_outbox')
-      .selectAll()
-      .orderBy('id')
-      .limit(OUTBOX_BATCH)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    const rows = await lockScheduleChanges(tx, OUTBOX_BATCH);
     for (const row of rows) {
       // A deleted monitor's row names every location it had; a changed one names those it left.
       for (const location of row.removed_locations) {
@@ -32,15 +26,10 @@ export async function drainScheduleOutbox(db: Db, schedules: ScheduleStore): Pro
         await schedules.upsertSchedule(schedule);
       }
     }
-    if (rows.length > 0)
-      await tx
-        .deleteFrom('schedule_outbox')
-        .where(
-          'id',
-          'in',
-          rows.map((r) => r.id),
-        )
-        .execute();
+    await deleteScheduleChanges(
+      tx,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   });
 }
@@ -112,14 +101,7 @@ export async function reconcileAllSchedules(
   let upserted = 0;
   const lost: RunSchedule[] = [];
   for (let offset = 0; ; offset += 1000) {
-    const rows = await db
-      .selectFrom('monitors')
-      .selectAll()
-      .orderBy('organization_id')
-      .orderBy('id')
-      .limit(1000)
-      .offset(offset)
-      .execute();
+    const rows = await listAllMonitors(db, { limit: 1000, offset });
     for (const row of rows) {
       for (const schedule of desiredSchedules(row.organization_id, monitorRowToMonitor(row))) {
         if (!locations.includes(schedule.location)) continue;

@@ -121,8 +121,10 @@ export function createRateLimits(
   function remember(digest: string): void {
     knownCredentials.delete(digest);
     knownCredentials.set(digest, true);
-    if (knownCredentials.size > MAX_KNOWN_CREDENTIALS)
-      knownCredentials.delete(knownCredentials.keys().next().value as string);
+    for (const oldest of knownCredentials.keys()) {
+      if (knownCredentials.size <= MAX_KNOWN_CREDENTIALS) break;
+      knownCredentials.delete(oldest);
+    }
   }
 
   const digests = new WeakMap<Request, string>();

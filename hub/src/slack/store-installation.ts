@@ -8,6 +8,7 @@ import { sealCredentials } from '../crypto/row-credentials.js';
 import type { OAuthTransactionRow } from './oauth-transaction.repository.js';
 import { findChatIntegrationOfTeam, findOAuthConnectionOfTeam } from './slack-installation.repository.js';
 import type { SlackInstallation } from './token-exchange.js';
+import { jsonColumn } from '../db/json-column.js';
 
 export class InstallationConflictError extends Error {
   constructor(message: string) {
@@ -29,7 +30,7 @@ export async function storeSlackInstallation(
   now: Date,
 ): Promise<string> {
   const organizationId = transaction.organization_id;
-  const metadata = JSON.stringify({
+  const metadata = jsonColumn<Record<string, unknown>>({
     teamId: installation.team.id,
     ...(installation.team.name === undefined ? {} : { teamName: installation.team.name }),
     ...(installation.botUserId === undefined ? {} : { botUserId: installation.botUserId }),
@@ -41,7 +42,7 @@ export async function storeSlackInstallation(
       const connectionId = existingConnection?.id ?? newId('con');
       const connectionFields = {
         oauth_connected_at: now,
-        oauth_scopes: JSON.stringify(installation.scopes),
+        oauth_scopes: jsonColumn(installation.scopes),
         metadata,
         updated_at: now,
       };
@@ -71,7 +72,7 @@ export async function storeSlackInstallation(
         { table: 'integrations', organizationId, id: integrationId },
         { botToken: installation.botToken },
       );
-      const config = JSON.stringify({
+      const config = jsonColumn<Record<string, unknown>>({
         ...(existing?.config ?? {}),
         teamId: installation.team.id,
         ...(installation.team.name === undefined ? {} : { teamName: installation.team.name }),

@@ -5,6 +5,7 @@ import { findMonitor } from '../monitors/monitor.repository.js';
 import type { LocationExecutor } from '../runs/location-executor.js';
 import { findRun, insertScheduledRun, type RunRow } from '../runs/run.repository.js';
 import type { DeliveredRunJob } from '../runs/run-queue.js';
+import { jsonColumn } from '../db/json-column.js';
 
 export interface RunJobHandlerDeps {
   db: Db;
@@ -33,7 +34,7 @@ async function pendingRunOfSlot(db: Db, job: DeliveredRunJob, slot: string): Pro
     status: 'pending',
     triggered_by: 'schedule',
     schedule_slot: slot,
-    errors: JSON.stringify([]),
+    errors: jsonColumn([]),
   });
 }
 

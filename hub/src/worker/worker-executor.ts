@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../contract/monitor-definition.js';
-import { definitionOf } from '../contract/stored-monitor.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../db/ids.js';
-import { monitorRowToMonitor } from '../monitors/monitor.repository.js';
+import { currentDefinition } from '../monitors/stored-definition.js';
 import { MONITOR_DELETED_ERROR, type RunOutcome } from '../runner/run-outcome.js';
 import type { LocationExecutor, ScheduledSlot } from '../runs/location-executor.js';
 import {
@@ -167,7 +166,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
         : (
             await runMonitor(
               {
-                ...(definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition),
+                ...currentDefinition(monitorRow.definition),
                 environment: run.environment,
               },
               run.organization_id,
@@ -205,7 +204,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
         schedule_slot: slot.slot,
         started_at: clock.now(),
       };
-      const definition = definitionOf(monitorRowToMonitor(monitorRow)) as MonitorDefinition;
+      const definition = currentDefinition(monitorRow.definition);
       const { result, startedAt } = await runMonitor(
         { ...definition, environment: run.environment },
         run.organization_id,

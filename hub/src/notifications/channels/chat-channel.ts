@@ -1,3 +1,4 @@
+import { errorMessage, errorNumber } from '../../log/error-facts.js';
 import { WebClient, type KnownBlock } from '@slack/web-api';
 import { z } from 'zod';
 import { slackApiBaseUrl } from '../../slack/slack-settings.js';
@@ -77,8 +78,8 @@ export function createChatChannel(options: { slackApiUrl: string }): Notificatio
           channelMeta: { channelType: 'chat', ...(threadTs === undefined ? {} : { thread_ts: threadTs }) },
         };
       } catch (error) {
-        const status = (error as { statusCode?: number }).statusCode;
-        throw new ChannelSendError(`Slack chat.postMessage failed: ${(error as Error).message}`, status);
+        const status = errorNumber(error, 'statusCode');
+        throw new ChannelSendError(`Slack chat.postMessage failed: ${errorMessage(error)}`, status);
       }
     },
   };
