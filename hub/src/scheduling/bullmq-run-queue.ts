@@ -53,11 +53,6 @@ const resultsQueueOf = (location: string) => `${location}.results`;
 const HANDOVER_ATTEMPTS = 3;
 /** Jobs of waiting results written at once by a consumer: each goes through the worker's batched writer. */
 const RESULTS_CONCURRENCY = 4;
-/**
- * A stalled batch comes back one lock (30 s) and a stalled check after its worker died: a slot due before
- * this long ago was due while that worker still held it.
- */
-const STALLED_AFTER_MS = queueLockOptions.lockDuration;
 /** How often a consumer looks for job schedulers of an earlier release to retire. */
 const LEGACY_CHECK_MS = 60_000;
 const BACKOFF_TYPE = 'capped-exponential';
@@ -262,10 +257,13 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
        * The slots of a batch to check now. A batch that comes again because the worker holding it died (BullMQ
        * counts it stalled) may have sent any of its checks whose time had come: those are reported skipped,
        * never checked twice; a batch retried because a dependency was away holds only slots not checked.
+       * Whose time had come means by now, not by one lock ago: the dead worker's lock may have been renewed
+       * half a lock before it died, so the batch can come back 15 s after, and a slot due in between was sent.
        */
       const slotsToCheck = (job: Job<BatchJobData>, location: string): DueSlot[] => {
         if (job.stalledCounter <= (job.data.stalled ?? 0)) return job.data.slots;
-        const startedBy = Date.now() - STALLED_AFTER_MS;
+        // A check never starts before its slot (runBatch waits for it), so a slot still to come was not sent.
+        const startedBy = Date.now();
         const lost = job.data.slots.filter((slot) => slot.slotMs <= startedBy);
         if (lost.length > 0) {
           options.log.warn({ location, jobId: job.id, slots: lost.length }, 'slots of a dead worker skipped');
