@@ -74,9 +74,12 @@ describe('operator recovery', () => {
     const sample = sampleNamed(setup.namespace.name, 'refused');
     await monitors.create({ ...sample, spec: { ...sample.spec, frequency: { every: 0.1, unit: 'MINUTE' } } });
     await untilSynced(setup.namespace.name, 'refused', 'False');
-    const [event] = await eventually('a HubRejectedSpec Event', async () =>
-      (await eventsFor(setup.namespace.name, 'refused')).filter((each) => each.reason === 'HubRejectedSpec'),
-    ).then((events) => (events.length ? events : Promise.reject(new Error('no event'))));
+    // An empty list is an answer too: wait until the Event is there, as it is written after the status.
+    const [event] = await eventually('a HubRejectedSpec Event', async () => {
+      const events = await eventsFor(setup.namespace.name, 'refused');
+      const rejected = events.filter((each) => each.reason === 'HubRejectedSpec');
+      return rejected.length > 0 ? rejected : undefined;
+    });
     expect(event).toMatchObject({ type: 'Warning', source: { component: 'meerkat-operator' } });
 
     // Health from the hub's metrics API: a monitor that never ran is `unknown`, its Healthy condition too.
