@@ -74,7 +74,10 @@ export function watchRunnerJobs(options: RunnerJobWatcherOptions): { stop(): Pro
     }, retryInMs).unref();
   });
   informer.on('connect', () => restarts.reset());
-  informer.start().catch((error: unknown) => log.error({ err: error }, 'runner Job watch could not start'));
+  // stop() during the first list aborts it: that rejection is ours, not a failure to report.
+  informer.start().catch((error: unknown) => {
+    if (!stopped) log.error({ err: error }, 'runner Job watch could not start');
+  });
 
   return {
     async stop() {
