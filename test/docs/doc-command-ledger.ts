@@ -1,17 +1,23 @@
 // What happens to each command block of the docs (doc-command-blocks.ts), named by its file and first line: run by
 // an existing test (so it is not run twice), run by doc-commands.test.ts (`here`, or `dev` against a fresh
-// `meerkat dev`), or skipped with the reason.
+// `meerkat dev`; `settings`: assignments bash runs and the process's own parser accepts), or skipped with the outside thing it needs, and (`coveredBy`) the test that runs the same commands
+// against what the test machines have. doc-commands.test.ts prints every skipped block with its reason.
 // doc-commands.test.ts fails on a block missing here and on an entry whose block is gone, so a new or edited
 // block must be accounted for.
 
 export type LedgerEntry = { file: string; first: string } & (
-  { runBy: string } | { here: true } | { dev: true } | { skip: string }
+  | { runBy: string }
+  | { here: true }
+  | { dev: true }
+  | { settings: 'hub' | 'operator' }
+  | { skip: string; coveredBy?: string }
 );
 
 const NEEDS_CLUSTER =
-  'needs a real cluster with a kubelet, Helm and a registry (the node tier installs the chart its own way)';
-const EXAMPLE_VALUES =
-  'placeholders (run_..., mk_..., oat_...) a reader replaces; the API calls are tested by the route tests';
+  'needs the reader’s cluster: a kubelet to run Pods, Helm, their PostgreSQL and Redis (the node tier installs the chart its own way)';
+const EXAMPLE_VALUES = 'placeholders (run_..., mk_..., oat_...) a reader replaces with ids of their own hub';
+const READERS_FILES =
+  'names the reader’s own monitors/ folder and secrets.yaml, which the repository has not';
 
 export const ledger: LedgerEntry[] = [
   ...[
@@ -42,7 +48,7 @@ export const ledger: LedgerEntry[] = [
       'curl -fsS -X POST -H "Authorization: Bearer $MEERKAT_API_KEY" -H \'content-type: application/json\' \\',
     runBy: 'test/docs/readme-quick-start.test.ts',
   },
-  { file: 'README.md', first: 'npm test', skip: 'the whole suite: it would run itself; .ci/run runs it' },
+  { file: 'README.md', first: 'npm test', skip: 'the whole suite, this test included; CI (.ci/run) runs it' },
   {
     file: 'docs/api-conventions.md',
     first: 'curl -X POST -H "Authorization: Bearer $MEERKAT_KEY" -H \'content-type: application/json\' \\',
@@ -58,34 +64,45 @@ export const ledger: LedgerEntry[] = [
     file: 'docs/cli.md',
     first:
       "meerkat apply -f config/samples/monitors --dry-run                 # the hub's verdict and diff; changes nothing",
-    skip: 'a synopsis of flags, tested per command in test/cli',
+    skip: 'line 2 exits 1 by design when anything would change, line 4 names the reader’s monitors/ folder',
+    coveredBy: 'test/cli/apply.test.ts',
   },
   {
     file: 'docs/cli.md',
     first: 'meerkat get monitors [--project P] [--environment E]',
-    skip: 'a synopsis with [optional] flags, not a command line; tested in test/cli',
+    skip: 'a synopsis: [--project P] and run_... stand for the reader’s values',
+    coveredBy: 'test/cli/get-filters.test.ts',
   },
-  { file: 'docs/cli.md', first: 'meerkat describe run run_...', skip: EXAMPLE_VALUES },
+  {
+    file: 'docs/cli.md',
+    first: 'meerkat describe run run_...',
+    skip: EXAMPLE_VALUES,
+    coveredBy: 'test/cli/get-describe.test.ts',
+  },
   {
     file: 'docs/cli.md',
     first:
       'meerkat delete monitor login-flow github-status     # by name or id; --project/--environment narrow a name',
-    skip: 'a synopsis of forms, tested in test/cli/delete-diff-logs.test.ts',
+    skip: 'deletes the reader’s monitors by name, file and project: the forms run in order on a hub of their own',
+    coveredBy: 'test/cli/delete-diff-logs.test.ts',
   },
   {
     file: 'docs/cli.md',
     first: 'meerkat trigger login-flow github-status',
-    skip: 'a synopsis of forms, tested in test/cli',
+    skip: 'triggers checks of api.github.com and githubstatus.com: the test machines send nothing off loopback',
+    coveredBy: 'test/cli/get-describe.test.ts',
   },
   {
     file: 'docs/cli.md',
     first: 'meerkat test -f monitors/ --secrets secrets.yaml',
-    skip: 'names a reader’s monitors/ and secrets.yaml; tested in test/cli/test-reporters.test.ts',
+    skip: READERS_FILES,
+    coveredBy: 'test/runner/meerkat-test-command.test.ts',
   },
   {
     file: 'docs/cli.md',
     first: 'meerkat silence create --monitor checkout --for 2h -m "deploying 4.2"    # prints the new id',
-    skip: 'a synopsis of forms; the same commands run in order in docs/notifications.md (test/docs/notifications-commands.test.ts)',
+    skip: 'a synopsis ([--state pending|active|expired], sil_...); the same commands run in order in docs/notifications.md',
+    coveredBy: 'test/cli/silence-maintenance.test.ts',
   },
   {
     file: 'docs/console.md',
@@ -96,7 +113,7 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/egress.md',
     first: 'EGRESS_DENY_CIDRS=10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7',
-    skip: 'settings shown as shell assignments, not a command',
+    settings: 'hub',
   },
   {
     file: 'docs/install.md',
@@ -113,12 +130,14 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/install.md',
     first: 'kubectl -n meerkat port-forward svc/meerkat-hub 3000:3000 &',
-    skip: NEEDS_CLUSTER,
+    skip: 'port-forward needs a running hub Pod in the reader’s cluster; the API call is the README quick start’s',
+    coveredBy: 'test/docs/readme-quick-start.test.ts',
   },
   {
     file: 'docs/install.md',
     first: 'kubectl create namespace shop',
-    skip: `${NEEDS_CLUSTER}; its Monitor documents are applied by test/operator/operator-docs.kube.test.ts`,
+    skip: `${NEEDS_CLUSTER}; the test applies its Monitor documents to a namespace of its own`,
+    coveredBy: 'test/operator/operator-docs.kube.test.ts',
   },
   {
     file: 'docs/install.md',
@@ -129,13 +148,14 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/install.md',
     first: 'for ksa in meerkat-hub meerkat-worker; do',
-    skip: 'Google Cloud workload identity: needs a GCP project',
+    skip: 'Google Cloud: needs a GCP project with workload identity and the meerkat service account',
   },
   {
     file: 'docs/install.md',
     first:
       'kubectl delete monitors.meerkat.dev --all -A --wait   # the operator deletes each hub monitor, then the resource',
-    skip: 'run adapted by test/operator/operator-docs.kube.test.ts: -n its namespace, not -A, on the shared cluster',
+    skip: '-A deletes every Monitor of the reader’s cluster; run with -n its namespace on the shared test cluster',
+    coveredBy: 'test/operator/operator-docs.kube.test.ts',
   },
   {
     file: 'docs/install.md',
@@ -146,12 +166,13 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/install.md',
     first: 'kind create cluster --name meerkat',
-    skip: 'kind needs Docker, which the test machines do not run',
+    skip: 'needs Docker for kind and skaffold, which the test machines do not run',
   },
   {
     file: 'docs/monitors.md',
     first: 'export MEERKAT_URL=http://127.0.0.1:3000 MEERKAT_API_KEY=mk_...',
-    skip: EXAMPLE_VALUES,
+    skip: 'mk_... is the reader’s key and monitors/ their folder',
+    coveredBy: 'test/cli/apply.test.ts',
   },
   {
     file: 'docs/notifications.md',
@@ -181,27 +202,31 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/operator.md',
     first: 'kubectl annotate mkm checkout-backends -n shop meerkat.dev/run-now="$(date +%s)" --overwrite',
-    skip: 'needs the reader’s cluster with the multi-branch sample; the annotations are tested in test/operator/operator-status.kube.test.ts',
+    skip: 'needs the reader’s cluster with the multi-branch sample applied in namespace shop',
+    coveredBy: 'test/operator/operator-status.kube.test.ts',
   },
   {
     file: 'docs/operator.md',
     first: "OPERATOR_NAMESPACE_PROJECTS='shop=shop,payments;billing=billing;platform=*'",
-    skip: 'a setting shown as a shell assignment, not a command',
+    settings: 'operator',
   },
   {
     file: 'docs/operator.md',
     first: 'kubectl get mkm -A          # HEALTH, SUCCESS, P95, LAST RUN, SYNCED, AGE',
-    skip: 'the columns are tested in test/operator/operator-status.kube.test.ts; as written it needs the reader’s cluster',
+    skip: '-A lists every Monitor of the reader’s cluster; NAME is one of theirs',
+    coveredBy: 'test/operator/operator-status.kube.test.ts',
   },
   {
     file: 'docs/operator.md',
     first: 'kubectl wait --for=condition=Ready mkm/checkout-backends -n shop --timeout=60s',
-    skip: 'the same kubectl wait runs on a Monitor of its own namespace in test/operator/operator-readiness.kube.test.ts',
+    skip: 'needs the reader’s cluster with checkout-backends applied in namespace shop',
+    coveredBy: 'test/operator/operator-readiness.kube.test.ts',
   },
   {
     file: 'docs/runner.md',
     first: 'meerkat test -f monitors/login-flow.yaml --secrets secrets.yaml',
-    skip: 'names a reader’s secrets.yaml; tested in test/cli/test-reporters.test.ts',
+    skip: READERS_FILES,
+    coveredBy: 'test/runner/meerkat-test-command.test.ts',
   },
   {
     file: 'docs/secrets.md',
@@ -211,35 +236,39 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/secrets.md',
     first: 'gcloud iam roles create meerkatSecrets --project="$GCP_PROJECT" --title="Meerkat hub secrets" \\',
-    skip: 'Google Cloud IAM: needs a GCP project',
+    skip: 'Google Cloud IAM: needs a GCP project and the gcloud CLI',
   },
   {
     file: 'docs/slack.md',
     first:
       'curl -X POST -H "Authorization: Bearer $MEERKAT_ADMIN_KEY" -H \'content-type: application/json\' \\',
-    skip: 'Slack OAuth: needs a Slack app; the flow is tested against a stand-in in test/slack',
+    skip: 'Slack OAuth: needs a Slack app and a reader who approves it in a browser',
+    coveredBy: 'test/slack/install-flow.test.ts',
   },
   {
     file: 'docs/slack.md',
     first:
       'curl -H "Authorization: Bearer $MEERKAT_ADMIN_KEY" "$PUBLIC_URL/integrations/oauth/status/oat_..."',
     skip: EXAMPLE_VALUES,
+    coveredBy: 'test/slack/install-flow.test.ts',
   },
   {
     file: 'docs/testing.md',
     first: 'npx vitest run test/config                 # unit',
-    skip: 'runs parts of the suite: it would run tests from a test',
+    skip: 'runs parts of the suite, which would run tests from inside a test',
   },
   {
     file: 'charts/meerkat/templates/NOTES.txt',
     first:
       'kubectl -n {{ .Release.Namespace }} port-forward svc/{{ include "meerkat.fullname" . }}-hub {{ .Values.hub.port }}:{{ .Values.hub.port }}',
-    skip: 'port-forward needs a running Pod; the chart tests check the Service it names',
+    skip: 'port-forward needs a running hub Pod in the reader’s cluster; the rendered NOTES name the Service and port',
+    coveredBy: 'test/chart/chart.test.ts',
   },
   {
     file: 'charts/meerkat/templates/NOTES.txt',
     first: 'kubectl -n {{ .Release.Namespace }} run meerkat-keygen --rm -it --restart=Never \\',
-    skip: 'kubectl run needs a kubelet; the chart tests check the image it names',
+    skip: 'kubectl run needs a kubelet in the reader’s cluster; the rendered NOTES name the image and command',
+    coveredBy: 'test/chart/chart.test.ts',
   },
   {
     file: 'charts/meerkat/templates/NOTES.txt',

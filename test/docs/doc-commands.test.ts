@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meerkatBin, startMeerkatDev, type MeerkatDev } from '../harness/processes.js';
 import { docCommandBlocks, repo, type CommandBlock } from './doc-command-blocks.js';
 import { ledger } from './doc-command-ledger.js';
+import { loadSettings } from '../../hub/src/config/settings.js';
+import { loadOperatorSettings } from '../../operator/src/operator-settings.js';
+import { parseProjectPolicy } from '../../operator/src/project-tenancy.js';
 
 const blocks = docCommandBlocks();
 const keyOf = ({ file, first }: { file: string; first: string }) => `${file}: ${first}`;
@@ -47,6 +50,20 @@ function runConsole(block: CommandBlock) {
   }
 }
 
+/** The variables a block of settings assigns, as bash assigns them when it runs the block as written. */
+function assignedBy(block: CommandBlock): Record<string, string> {
+  const names = [...block.text.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]!);
+  const printed = runAsWritten(
+    `${block.text}\n${names.map((name) => `printf '%s=%s\\n' ${name} "$${name}"`).join('\n')}`,
+  );
+  return Object.fromEntries(
+    printed
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
 describe('the command blocks of the docs', () => {
   it('each has one ledger entry, and each entry a block', () => {
     const inLedger = ledger.map(keyOf);
@@ -59,25 +76,64 @@ describe('the command blocks of the docs', () => {
     for (const entry of ledger) {
       if ('runBy' in entry) expect(existsSync(join(repo, entry.runBy)), entry.runBy).toBe(true);
       if ('skip' in entry) expect(entry.skip.length, keyOf(entry)).toBeGreaterThan(10);
+      if ('coveredBy' in entry && entry.coveredBy !== undefined)
+        expect(existsSync(join(repo, entry.coveredBy)), entry.coveredBy).toBe(true);
     }
     console.log(
       `[doc commands] ${blocks.length} blocks: ${ledger.filter((e) => 'runBy' in e).length} run by other tests, ` +
         `${ledger.filter((e) => 'here' in e).length} here, ${ledger.filter((e) => 'dev' in e).length} against ` +
-        `meerkat dev, ${ledger.filter((e) => 'skip' in e).length} skipped`,
+        `meerkat dev, ${ledger.filter((e) => 'settings' in e).length} settings, ` +
+        `${ledger.filter((e) => 'skip' in e).length} skipped`,
     );
+    // The skipped blocks and why, in the test's output (docs/development.md): what each needs that is not here.
+    for (const entry of ledger)
+      if ('skip' in entry)
+        console.log(
+          `[doc commands] skipped ${keyOf(entry)}\n    why: ${entry.skip}` +
+            (entry.coveredBy === undefined ? '' : `\n    the same commands run in: ${entry.coveredBy}`),
+        );
   });
 
   const here = ledger.filter((entry) => 'here' in entry);
-  it.each(here.map((entry) => [keyOf(entry), entry] as const))('runs %s as written', (_key, entry) => {
-    const block = blocks.find((each) => keyOf(each) === keyOf(entry));
-    if (block === undefined) throw new Error(`no block ${keyOf(entry)}`);
-    if (block.text.startsWith('$ ')) return runConsole(block);
-    const output = runAsWritten(block.text);
-    // What these blocks promise: keys with their AUTH_API_KEYS entries (and, in install.md, a SECRETS_KEY).
-    expect(output).toMatch(/^key: +mk_\S+$/m);
-    expect(output).toMatch(/^entry: acme:(admin|editor):[0-9a-f]{64}$/m);
-    if (block.first.startsWith('openssl rand')) expect(output).toMatch(/^[0-9a-f]{64}$/m);
-  });
+  // Each may take as long as runAsWritten lets the shell take: install.md's block starts the CLI twice.
+  it.each(here.map((entry) => [keyOf(entry), entry] as const))(
+    'runs %s as written',
+    (_key, entry) => {
+      const block = blocks.find((each) => keyOf(each) === keyOf(entry));
+      if (block === undefined) throw new Error(`no block ${keyOf(entry)}`);
+      if (block.text.startsWith('$ ')) return runConsole(block);
+      const output = runAsWritten(block.text);
+      // What these blocks promise: keys with their AUTH_API_KEYS entries (and, in install.md, a SECRETS_KEY).
+      expect(output).toMatch(/^key: +mk_\S+$/m);
+      expect(output).toMatch(/^entry: acme:(admin|editor):[0-9a-f]{64}$/m);
+      if (block.first.startsWith('openssl rand')) expect(output).toMatch(/^[0-9a-f]{64}$/m);
+    },
+    120_000,
+  );
+
+  const settings = ledger.filter((entry) => 'settings' in entry);
+  it.each(settings.map((entry) => [keyOf(entry), entry] as const))(
+    'runs %s and the process accepts the settings',
+    (_key, entry) => {
+      const block = blocks.find((each) => keyOf(each) === keyOf(entry));
+      if (block === undefined || !('settings' in entry)) throw new Error(`no block ${keyOf(entry)}`);
+      const assigned = assignedBy(block);
+      expect(Object.keys(assigned).length).toBeGreaterThan(0);
+      for (const value of Object.values(assigned)) expect(value).not.toBe('');
+      // The parser of the process the page configures reads each back as written (InvalidSettingError otherwise).
+      const hub = { MEERKAT_URL: 'http://127.0.0.1:3000', MEERKAT_API_KEY: 'mk_doc' };
+      const parsed: Record<string, unknown> =
+        entry.settings === 'hub'
+          ? loadSettings(assigned, 'dev')
+          : loadOperatorSettings({ ...hub, ...assigned });
+      for (const [name, value] of Object.entries(assigned)) {
+        const read = parsed[name];
+        expect(Array.isArray(read) ? read.join(',') : read, name).toBe(value);
+      }
+      if (assigned.OPERATOR_NAMESPACE_PROJECTS !== undefined)
+        expect(() => parseProjectPolicy(assigned.OPERATOR_NAMESPACE_PROJECTS!)).not.toThrow();
+    },
+  );
 });
 
 // The blocks that call the hub, as a reader runs them after the README's quick start: with the variables their

@@ -14,7 +14,8 @@ import { findMonitor, type MonitorScope } from './monitor-lookup.js';
 import { monitorManifest } from './monitor-manifest.js';
 
 // kubectl edit for one monitor: $EDITOR on what `get -o yaml` prints, then one PUT of the result. Nothing is
-// written unless the whole document is valid, the hub accepts it, and nobody changed the monitor meanwhile.
+// written unless the whole document is valid, the hub accepts it, and nobody changed the monitor meanwhile (the PUT
+// carries If-Match with the ETag read, docs/adr/0046-monitor-etags.md).
 
 const HEADER = [
   '# Edit the monitor below; lines beginning with "#" are ignored. Saving an unchanged file, or emptying it,',
@@ -52,7 +53,11 @@ export function registerEditCommand(program: Command): void {
     if (!['monitor', 'monitors', 'mon'].includes(type))
       throw new CommandFailure(ExitCode.usage, `edit takes monitors, not "${type}"`);
     const hub = connectToHub(options);
-    const before = await findMonitor(hub, name, options);
+    const found = await findMonitor(hub, name, options);
+    // The ETag of the version shown in the editor: the PUT names it, so a change made meanwhile is not overwritten.
+    const read = await hub.getMonitorVersion(found.id);
+    if (read === undefined) throw new CommandFailure(ExitCode.failed, `monitor ${found.id} not found`);
+    const { monitor: before, etag } = read;
     const original = HEADER + stringifyYaml(monitorManifest(before));
     const path = join(mkdtempSync(join(tmpdir(), 'meerkat-edit-')), `${before.name}.yaml`);
     writeFileSync(path, original, { mode: 0o600 });
@@ -73,21 +78,25 @@ export function registerEditCommand(program: Command): void {
     }
     const definition = documents[0]!.definition;
     if (diffJson(definitionOf(before), definition).length === 0) return cancel();
-    // kubectl's resourceVersion check: a change made on the hub while the editor was open is not overwritten.
-    const current = await hub.getMonitor(before.id);
-    if (current?.updatedAt !== before.updatedAt)
-      throw new CommandFailure(
-        ExitCode.failed,
-        `monitor ${before.name} changed on the hub while you edited it; nothing was changed, your edit is kept in ${path}`,
-      );
-    const after = await hub.putMonitor(before.id, definition).catch((error: unknown) => {
-      if (!(error instanceof HubRequestError)) throw error;
-      for (const line of describeHubError(error)) process.stderr.write(`meerkat: ${line}\n`);
-      throw new CommandFailure(
-        exitCodeOfHubError(error),
-        `nothing was changed; your edit is kept in ${path}`,
-      );
-    });
+    const changedMeanwhile = new CommandFailure(
+      ExitCode.failed,
+      `monitor ${before.name} changed on the hub while you edited it; nothing was changed, your edit is kept in ${path}`,
+    );
+    // kubectl's resourceVersion check. A hub before ADR 0046 answers no strong ETag: compare updatedAt instead.
+    const strongEtag = etag?.startsWith('"') === true ? etag : undefined;
+    if (strongEtag === undefined && (await hub.getMonitor(before.id))?.updatedAt !== before.updatedAt)
+      throw changedMeanwhile;
+    const after = await hub
+      .putMonitor(before.id, definition, { ifMatch: strongEtag })
+      .catch((error: unknown) => {
+        if (!(error instanceof HubRequestError)) throw error;
+        if (error.status === 412) throw changedMeanwhile;
+        for (const line of describeHubError(error)) process.stderr.write(`meerkat: ${line}\n`);
+        throw new CommandFailure(
+          exitCodeOfHubError(error),
+          `nothing was changed; your edit is kept in ${path}`,
+        );
+      });
     rmSync(dirname(path), { recursive: true, force: true });
     process.stdout.write(`monitor ${after.project}/${after.environment}/${after.name} edited\n`);
   });

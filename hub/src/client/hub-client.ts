@@ -62,10 +62,16 @@ export interface HubClientOptions {
   timeoutMs?: number;
 }
 
-/** `dryRun`: `?dryRun=true` on a monitor write (hub/src/monitors/monitor.schema.ts `monitorWriteQuery`). */
+/**
+ * `dryRun`: `?dryRun=true` on a monitor write (hub/src/monitors/monitor.schema.ts `monitorWriteQuery`). `ifMatch`:
+ * the ETag read with the monitor; the hub refuses the write with 412 once the monitor changed (ADR 0046).
+ */
 export interface WriteOptions {
   dryRun?: boolean;
+  ifMatch?: string | undefined;
 }
+const ifMatchHeader = (write: WriteOptions): Record<string, string> =>
+  write.ifMatch === undefined ? {} : { 'if-match': write.ifMatch };
 const dryRunQuery = (write: WriteOptions) => (write.dryRun === true ? '?dryRun=true' : '');
 
 /** The filters of `GET /runs/`. */
@@ -88,23 +94,25 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
    * The answer of `method path` read by the contract's `schema`: undefined for a 204 or a GET's 404, a
    * HubRequestError for any other non-2xx, a HubAnswerError for a 2xx the schema refuses.
    */
-  async function call<S extends z.ZodType>(
+  async function exchange<S extends z.ZodType>(
     method: string,
     path: string,
     schema: S,
     body?: unknown,
-  ): Promise<z.output<S> | undefined> {
+    headers: Record<string, string> = {},
+  ): Promise<{ answer: z.output<S> | undefined; headers: Headers }> {
     const response = await fetchPastRateLimit(pacer, new URL(path, baseUrl), {
       ...timeout(),
       method,
       headers: {
         authorization: `Bearer ${apiKey}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       body: body === undefined ? null : JSON.stringify(body),
     });
-    if (response.status === 404 && method === 'GET') return undefined;
-    if (response.status === 204) return undefined;
+    if (response.status === 404 && method === 'GET') return { answer: undefined, headers: response.headers };
+    if (response.status === 204) return { answer: undefined, headers: response.headers };
     const text = await response.text();
     if (!response.ok) {
       const answer = readErrorAnswer(text);
@@ -114,7 +122,17 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
           : (answer.message ?? `HTTP ${response.status}`);
       throw new HubRequestError(response.status, message, answer.details ?? []);
     }
-    return readAnswer(method, path, schema, text);
+    return { answer: readAnswer(method, path, schema, text), headers: response.headers };
+  }
+
+  async function call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<z.output<S> | undefined> {
+    return (await exchange(method, path, schema, body, headers)).answer;
   }
 
   /** As `call`, for a call whose success always has a body (a write's answer). */
@@ -123,8 +141,9 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     path: string,
     schema: S,
     body?: unknown,
+    headers: Record<string, string> = {},
   ): Promise<z.output<S>> {
-    const answer = await call(method, path, schema, body);
+    const answer = await call(method, path, schema, body, headers);
     if (answer === undefined) throw new HubAnswerError(method, path, [{ path: '', message: 'no body' }]);
     return answer;
   }
@@ -132,6 +151,17 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
   return {
     async getMonitor(id: string): Promise<Monitor | undefined> {
       return (await call('GET', `/monitor/${encodeURIComponent(id)}`, answers.monitor))?.data;
+    },
+    /** The monitor and the ETag of this version of it, for a later `putMonitor` with `ifMatch`. */
+    async getMonitorVersion(id: string): Promise<{ monitor: Monitor; etag: string | undefined } | undefined> {
+      const { answer, headers } = await exchange(
+        'GET',
+        `/monitor/${encodeURIComponent(id)}`,
+        answers.monitor,
+      );
+      return answer === undefined
+        ? undefined
+        : { monitor: answer.data, etag: headers.get('etag') ?? undefined };
     },
     async findMonitor(project: string, environment: string, name: string): Promise<Monitor | undefined> {
       const query = new URLSearchParams({ project, environment, name });
@@ -156,9 +186,12 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     /** `dryRun`: the hub checks everything and answers as the write would, changing nothing. */
     async putMonitor(id: string, definition: MonitorDefinition, write: WriteOptions = {}): Promise<Monitor> {
       const path = `/monitor/${encodeURIComponent(id)}${dryRunQuery(write)}`;
-      return (await answered('PUT', path, answers.monitor, definition)).data;
+      return (await answered('PUT', path, answers.monitor, definition, ifMatchHeader(write))).data;
     },
-    async createMonitor(definition: MonitorDefinition, write: WriteOptions = {}): Promise<Monitor> {
+    async createMonitor(
+      definition: MonitorDefinition,
+      write: Pick<WriteOptions, 'dryRun'> = {},
+    ): Promise<Monitor> {
       const path = `/monitor/${dryRunQuery(write)}`;
       return (await answered('POST', path, answers.monitor, definition)).data;
     },

@@ -20,6 +20,7 @@ const statusByCode: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'precondition_failed'
   | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -66,6 +67,17 @@ export class ConflictError extends AppError {
   constructor(
     message: string,
     readonly details?: FieldIssue[],
+  ) {
+    super(message);
+  }
+}
+
+/** An If-Match that the current resource does not meet (412): nothing was written. */
+export class PreconditionFailedError extends AppError {
+  readonly code = 'precondition_failed';
+  constructor(
+    message: string,
+    readonly details: FieldIssue[],
   ) {
     super(message);
   }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { principalOf, requirePermission } from '../auth/middleware.js';
@@ -13,6 +13,15 @@ import {
   monitorWriteQuery,
 } from './monitor.schema.js';
 import type { MonitorService } from './monitor.service.js';
+import { monitorEtag, readIfMatch } from './monitor-etag.js';
+import type { Monitor } from '../contract/monitor-definition.js';
+
+/** One monitor's answer, with the ETag an If-Match of a later PUT or DELETE names (docs/adr/0046-monitor-etags.md). */
+function answerMonitor(res: Response, status: number, monitor: Monitor, options = { dryRun: false }): void {
+  // A dry run's answer is no stored version: there is nothing an If-Match could name.
+  if (!options.dryRun) res.setHeader('ETag', monitorEtag(monitor));
+  res.status(status).json({ data: monitor });
+}
 
 export function monitorRoutes(monitors: MonitorService): Router {
   const router = Router();
@@ -30,7 +39,7 @@ export function monitorRoutes(monitors: MonitorService): Router {
       const { monitor } = await monitors.create(principalOf(req).organizationId, definition, { dryRun });
       // A dry run's id is made up for the answer: there is nothing at a Location to point to.
       if (!dryRun) res.location(`${req.baseUrl}/${monitor.id}`);
-      res.status(201).json({ data: monitor });
+      answerMonitor(res, 201, monitor, { dryRun });
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
@@ -38,7 +47,7 @@ export function monitorRoutes(monitors: MonitorService): Router {
     .route('/by-name')
     .get(requirePermission('read'), async (req, res) => {
       const query = parseInput(monitorByNameQuery, req.query, 'query');
-      res.json({ data: await monitors.getByName(principalOf(req).organizationId, query) });
+      answerMonitor(res, 200, await monitors.getByName(principalOf(req).organizationId, query));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -46,20 +55,24 @@ export function monitorRoutes(monitors: MonitorService): Router {
     .route('/:id')
     .get(requirePermission('read'), async (req, res) => {
       const { id } = parseInput(monitorIdParams, req.params, 'path');
-      res.json({ data: await monitors.get(principalOf(req).organizationId, id) });
+      answerMonitor(res, 200, await monitors.get(principalOf(req).organizationId, id));
     })
     .put(requirePermission('monitors:write'), async (req, res) => {
       const { id } = parseInput(monitorIdParams, req.params, 'path');
       const definition = parseInput(monitorDefinitionSchema, req.body, 'body');
       const dryRun = parseInput(monitorWriteQuery, req.query, 'query').dryRun === 'true';
+      const ifMatch = readIfMatch(req.get('if-match'));
       const { monitor, created } = await monitors.upsert(principalOf(req).organizationId, id, definition, {
         dryRun,
+        ifMatch,
       });
-      res.status(created ? 201 : 200).json({ data: monitor });
+      answerMonitor(res, created ? 201 : 200, monitor, { dryRun });
     })
     .delete(requirePermission('monitors:write'), async (req, res) => {
       const { id } = parseInput(monitorIdParams, req.params, 'path');
-      await monitors.remove(principalOf(req).organizationId, id);
+      await monitors.remove(principalOf(req).organizationId, id, {
+        ifMatch: readIfMatch(req.get('if-match')),
+      });
       res.status(204).end();
     })
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
@@ -75,6 +88,26 @@ const monitorPage = z.object({
 });
 const definitionBody = { content: { 'application/json': { schema: monitorDefinitionSchema } } };
 const tags = ['monitors'];
+const etagHeader = z.object({
+  ETag: z.string().optional().meta({
+    description: 'Strong ETag of this version of the monitor, for If-Match (not on dry runs).',
+    example: '"4Jx1mQvYb0a2c9dKf3LzR8wTn5U"',
+  }),
+});
+const ifMatchHeader = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Write only if the stored monitor still has one of these ETags (`*`: if it exists); else 412 ' +
+        '`precondition_failed`, nothing written. Without it the write is unconditional.',
+    }),
+});
+const withEtag = (description: string) => ({
+  ...jsonResponse(description, dataOf(monitorSchema)),
+  headers: etagHeader,
+});
 
 export const monitorPaths: ZodOpenApiPathsObject = {
   '/monitor/': {
@@ -93,7 +126,7 @@ export const monitorPaths: ZodOpenApiPathsObject = {
       requestParams: { query: monitorWriteQuery },
       requestBody: definitionBody,
       responses: {
-        '201': jsonResponse('The created monitor.', dataOf(monitorSchema)),
+        '201': withEtag('The created monitor.'),
         ...errorResponses(400, 409, 413, 415),
       },
     },
@@ -103,7 +136,7 @@ export const monitorPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Find a monitor by project, environment and name',
       requestParams: { query: monitorByNameQuery },
-      responses: { '200': jsonResponse('The monitor.', dataOf(monitorSchema)), ...errorResponses(400, 404) },
+      responses: { '200': withEtag('The monitor.'), ...errorResponses(400, 404) },
     },
   },
   '/monitor/{id}': {
@@ -111,25 +144,27 @@ export const monitorPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Get a monitor',
       requestParams: { path: monitorIdParams },
-      responses: { '200': jsonResponse('The monitor.', dataOf(monitorSchema)), ...errorResponses(400, 404) },
+      responses: { '200': withEtag('The monitor.'), ...errorResponses(400, 404) },
     },
     put: {
       tags,
       summary: 'Create or update a monitor and sync its notification rules and schedules (role editor)',
-      description: 'Idempotent: the same body again changes nothing, `updatedAt` included.',
-      requestParams: { path: monitorIdParams, query: monitorWriteQuery },
+      description:
+        'Idempotent: the same body again changes nothing, `updatedAt` and the ETag included. With If-Match, ' +
+        'the check and the write are one transaction: of two writers sending one ETag, one wins, the other gets 412.',
+      requestParams: { path: monitorIdParams, query: monitorWriteQuery, header: ifMatchHeader },
       requestBody: definitionBody,
       responses: {
-        '200': jsonResponse('Updated (or unchanged).', dataOf(monitorSchema)),
-        '201': jsonResponse('Created.', dataOf(monitorSchema)),
-        ...errorResponses(400, 409, 413, 415),
+        '200': withEtag('Updated (or unchanged).'),
+        '201': withEtag('Created.'),
+        ...errorResponses(400, 409, 412, 413, 415),
       },
     },
     delete: {
       tags,
       summary: 'Delete a monitor, its schedules, rules, runs and events (role editor)',
-      requestParams: { path: monitorIdParams },
-      responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404) },
+      requestParams: { path: monitorIdParams, header: ifMatchHeader },
+      responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404, 412) },
     },
   },
 };

@@ -33,6 +33,7 @@ import {
 } from './monitor.repository.js';
 import { monitorSchemaMigrations, type MonitorSchemaMigration } from './monitor-schema-migrations.js';
 import { jsonColumn } from '../db/json-column.js';
+import { checkPrecondition, type MonitorPrecondition } from './monitor-etag.js';
 
 export interface MonitorServiceDeps {
   db: Db;
@@ -45,6 +46,12 @@ export interface MonitorServiceDeps {
   /** What one organization may own (QUOTA_* and its overrides); none when absent. */
   quotas?: QuotaPolicy;
   schemaMigrations?: readonly MonitorSchemaMigration[];
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** If-Match: checked on the locked row, in the write's transaction, so two writers with one ETag cannot both win. */
+  ifMatch?: MonitorPrecondition | undefined;
 }
 
 export interface UpsertOutcome {
@@ -103,10 +110,12 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     organizationId: string,
     id: string,
     definition: MonitorDefinition,
+    ifMatch: MonitorPrecondition | undefined,
   ) {
     const quotas = await readOrganizationQuotas(tx, organizationId, policy.defaults);
     checkDefinitionQuotas(definition, quotas);
     const existing = await lockMonitor(tx, organizationId, id);
+    checkPrecondition(ifMatch, id, existing && monitorRowToMonitor(existing));
     const counted = (existing === undefined && quotas.monitors > 0) || quotas.runsKept > 0;
     if (counted) await lockOrganizationQuotas(tx, organizationId);
     if (existing === undefined && quotas.monitors > 0)
@@ -147,13 +156,13 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     organizationId: string,
     id: string,
     definition: MonitorDefinition,
-    options: { dryRun?: boolean } = {},
+    options: WriteOptions = {},
   ): Promise<UpsertOutcome> {
     checkLocations(definition);
     checkEgress(definition);
     try {
       return await db.transaction().execute(async (tx) => {
-        const outcome = await upsertInTransaction(tx, organizationId, id, definition);
+        const outcome = await upsertInTransaction(tx, organizationId, id, definition, options.ifMatch);
         // A dry run goes through every check, the dependants' included, and then rolls all of it back.
         if (options.dryRun === true) throw new DryRunRollback(outcome);
         return outcome;
@@ -223,8 +232,17 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       return monitorRowToMonitor({ ...row, schema_version: definition.version, definition });
     },
 
-    async remove(organizationId: string, id: string): Promise<void> {
+    async remove(
+      organizationId: string,
+      id: string,
+      options: Pick<WriteOptions, 'ifMatch'> = {},
+    ): Promise<void> {
       await db.transaction().execute(async (tx) => {
+        if (options.ifMatch !== undefined) {
+          const current = await lockMonitor(tx, organizationId, id);
+          if (current === undefined) throw new NotFoundError(`monitor ${id} not found`);
+          checkPrecondition(options.ifMatch, id, monitorRowToMonitor(current));
+        }
         const row = await deleteMonitorRow(tx, organizationId, id);
         if (row === undefined) throw new NotFoundError(`monitor ${id} not found`);
         const monitor = monitorRowToMonitor(row);

@@ -12,6 +12,7 @@ export const errorBodySchema = z
         'method_not_allowed',
         'request_timeout',
         'conflict',
+        'precondition_failed',
         'payload_too_large',
         'unsupported_media_type',
         'rate_limited',
@@ -60,11 +61,14 @@ export function rateLimitedResponse(description: string): ZodOpenApiResponseObje
 }
 
 /** The error answers every authenticated operation may give, plus the ones named. */
-export function errorResponses(...statuses: Array<400 | 404 | 409 | 413 | 415>): ZodOpenApiResponsesObject {
+export function errorResponses(
+  ...statuses: Array<400 | 404 | 409 | 412 | 413 | 415>
+): ZodOpenApiResponsesObject {
   const described: Record<number, string> = {
     400: 'Invalid request; `details` names the fields.',
     404: 'Not found in the caller’s organization.',
     409: 'Conflicts with the current state.',
+    412: 'If-Match names no current version of the resource; nothing was written. Code `precondition_failed`.',
     413: 'Body larger than 1 MiB.',
     415: 'Body is not JSON.',
   };
