@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { assertDatabaseCurrent, DatabaseBehindError, migrateToLatest } from '../../hub/src/db/migrator.js';
+import { DatabaseBehindError } from '../../hub/src/db/migration-errors.js';
+import { assertDatabaseCurrent, migrateToLatest } from '../../hub/src/db/migrator.js';
 import { databaseEngines } from '../harness/engines.js';
 
 describe.each(databaseEngines)('migrations on $name', (engine) => {

@@ -56,11 +56,6 @@ export const ledger: LedgerEntry[] = [
   },
   { file: 'docs/auth.md', first: '$ meerkat keygen --org acme --role editor', here: true },
   {
-    file: 'docs/benchmarks.md',
-    first: "node -e 0                                # Node's own start: the floor",
-    skip: 'timings on a quiet machine; tests never assert wall-clock times',
-  },
-  {
     file: 'docs/cli.md',
     first:
       "meerkat apply -f config/samples/monitors --dry-run                 # the hub's verdict and diff; changes nothing",

@@ -2,10 +2,10 @@ import { errorCode, errorMessage } from '../log/error-facts.js';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { formatIssuePath } from '../contract/issue-path.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
+import { yaml } from './yaml-on-demand.js';
 
 /**
  * The client config file, kubeconfig's idea for Meerkat: named contexts, each a hub (server), a credential (an API
@@ -52,7 +52,7 @@ export function readClientConfig(path: string): ClientConfig {
   }
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = yaml().parse(text) ?? {};
   } catch (error) {
     throw invalid(path, errorMessage(error).split('\n')[0] ?? 'unreadable YAML');
   }
@@ -71,7 +71,7 @@ export function readClientConfig(path: string): ClientConfig {
 export function writeClientConfig(path: string, config: ClientConfig): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, stringifyYaml(config), { mode: 0o600 });
+  writeFileSync(temporary, yaml().stringify(config), { mode: 0o600 });
   renameSync(temporary, path);
 }
 

@@ -8,7 +8,7 @@ import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../server/start-notifier.js';
 import { loadOrCreateDevCredentials } from '../server/dev-credentials.js';
-import { startJobLocations } from '../server/start-job-locations.js';
+import { startJobLocationsIfAny } from '../server/job-locations-on-demand.js';
 import { startScheduler } from '../server/start-scheduler.js';
 import { openComponents } from '../server/components.js';
 import { runFinishedHooks } from '../server/run-finished-hooks.js';
@@ -52,7 +52,7 @@ export function registerDevCommand(program: Command): void {
         runFinishedHooks: hooks,
       });
       const scheduler = await startScheduler({ settings, log, components });
-      const jobs = startJobLocations({ settings, log, components, hooks });
+      const jobs = await startJobLocationsIfAny({ settings, log, components, hooks });
       const worker = startWorker({
         hooks,
         onScheduledStart: createScheduleDelayMetrics(metrics.registry),

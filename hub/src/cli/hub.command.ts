@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
-import { startJobLocations } from '../server/start-job-locations.js';
+import { startJobLocationsIfAny } from '../server/job-locations-on-demand.js';
 import { createLogger } from '../log/logger.js';
 import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
@@ -33,7 +33,7 @@ export function registerHubCommand(program: Command): void {
         metricsRegistry: metrics.registry,
         runFinishedHooks: hooks,
       });
-      const jobs = startJobLocations({ settings, log, components, hooks });
+      const jobs = await startJobLocationsIfAny({ settings, log, components, hooks });
       closeOnSignals(
         {
           close: async () => {

@@ -1,7 +1,6 @@
 import { errorCode } from '../log/error-facts.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import {
   monitorDefinitionSchema,
   monitorIdSchema,
@@ -11,6 +10,7 @@ import { describeIssue } from '../contract/issue-path.js';
 import { isMonitorResource, monitorResourceToDefinition } from '../contract/monitor-resource.js';
 import { toFieldIssues } from '../http/validation.js';
 import { isMaintenanceWindowResource } from '../contract/maintenance-window-resource.js';
+import { yaml } from './yaml-on-demand.js';
 import { LIST_KIND } from './monitor-manifest.js';
 import { parseWindowDocument, type WindowDocument } from './window-documents.js';
 
@@ -132,7 +132,7 @@ export async function readMonitorDocuments(
   const problems: DocumentProblem[] = [];
   for (const file of await expandPaths(paths)) {
     const text = file === STDIN_NAME ? await readStdin() : await readFile(file, 'utf8');
-    const parsedFile = parseAllDocuments(text);
+    const parsedFile = yaml().parseAllDocuments(text);
     const list = Array.isArray(parsedFile) ? parsedFile : [parsedFile];
     list.forEach((document, position) => {
       const source = { file, index: position + 1 };

@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
-import { stringify as stringifyYaml } from 'yaml';
 import { customCell, parseCustomColumns, parseSortBy, sortByPath } from './custom-columns.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
 import { parseTemplate, renderTemplate, TemplateError } from './jsonpath-template.js';
 import { listManifest } from './monitor-manifest.js';
+import { yaml } from './yaml-on-demand.js';
 
 /**
  * kubectl's `-o`: a table, the table with more columns, the objects as JSON or YAML, `kind/id` per line, or
@@ -132,7 +132,7 @@ export function printItems<T extends { id: string }>(unsorted: T[], options: Pri
   const value = single ? objects[0] : manifest === undefined ? objects : listManifest(objects);
   const withHeaders = options.headers !== false;
   if (format === 'json') return void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  if (format === 'yaml') return void process.stdout.write(stringifyYaml(value));
+  if (format === 'yaml') return void process.stdout.write(yaml().stringify(value));
   if (format === 'name')
     return void process.stdout.write(
       items.map((item) => `${kind}/${options.nameOf?.(item) ?? item.id}\n`).join(''),

@@ -1,5 +1,5 @@
 import { InvalidSettingError } from '../config/invalid-setting-error.js';
-import { DatabaseBehindError, MigrationFailedError } from '../db/migrator.js';
+import { DatabaseBehindError, MigrationFailedError } from '../db/migration-errors.js';
 import { DependencyUnavailableError } from '../system/dependency-errors.js';
 import {
   CommandFailure,

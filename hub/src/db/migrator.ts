@@ -1,6 +1,7 @@
 import { Migrator, type Kysely, type MigrationResult } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { Database } from './tables.js';
+import { DatabaseBehindError, MigrationFailedError } from './migration-errors.js';
 
 function createMigrator(db: Kysely<Database>): Migrator {
   return new Migrator({
@@ -11,21 +12,6 @@ function createMigrator(db: Kysely<Database>): Migrator {
     // Numbers are reserved per issue and land in merge order: 0013 came after 0014 was applied in places.
     allowUnorderedMigrations: true,
   });
-}
-
-export class MigrationFailedError extends Error {
-  constructor(
-    readonly migrationName: string | undefined,
-    cause: unknown,
-  ) {
-    super(
-      `migration ${migrationName ?? '(unknown)'} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-      {
-        cause,
-      },
-    );
-    this.name = new.target.name;
-  }
 }
 
 /** Applies every pending migration; kysely's lock table keeps concurrent migrators (hook Jobs) apart. */
@@ -44,16 +30,6 @@ export async function migrateTo(db: Kysely<Database>, name: string): Promise<voi
   if (error !== undefined) {
     const failed = results.find((r) => r.status === 'Error');
     throw new MigrationFailedError(failed?.migrationName, error);
-  }
-}
-
-export class DatabaseBehindError extends Error {
-  readonly code = 'database_behind';
-  constructor(readonly pending: string[]) {
-    super(
-      `the database is behind by ${pending.length} migration(s) (${pending.join(', ')}): run \`meerkat migrate\``,
-    );
-    this.name = new.target.name;
   }
 }
 
