@@ -83,7 +83,7 @@ describe('maintenance windows', () => {
       timezone: 'Europe/Berlin',
       durationMinutes: 180,
     };
-    const created = await putWindow({ ...weekly('saturday-rule', ['checkout']), schedule: rule });
+    const created = await putWindow(weekly('saturday-rule', ['checkout'], { schedule: rule }));
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({
       schedule: rule,

@@ -32,9 +32,9 @@ const FREQUENCIES = new Map([
   ['MONTHLY', Frequency.MONTHLY],
   ['YEARLY', Frequency.YEARLY],
 ]);
-export const MAX_INTERVAL = 1000;
+const MAX_INTERVAL = 1000;
 /** At most this many starts a day (BYHOUR values times BYMINUTE values). */
-export const MAX_STARTS_PER_DAY = 48;
+const MAX_STARTS_PER_DAY = 48;
 
 class RuleProblem extends Error {}
 

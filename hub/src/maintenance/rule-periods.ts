@@ -7,7 +7,7 @@ const DAY_MS = 86_400_000;
 /** A step that carries rrule past its last year (9999) after one period, so it expands exactly one. */
 const BEYOND_LAST_YEAR = 4_000_000;
 /** No period is expanded after this year, well before rrule's last (9999). */
-export const LAST_EXPANDED_YEAR = 9000;
+const LAST_EXPANDED_YEAR = 9000;
 
 /**
  * The rule with what RFC 5545 takes from DTSTART made explicit (time of day, and the weekday or day of month a
