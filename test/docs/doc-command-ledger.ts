@@ -190,6 +190,11 @@ export const ledger: LedgerEntry[] = [
     runBy: 'test/docs/notifications-commands.test.ts',
   },
   {
+    file: 'docs/notifications.md',
+    first: 'meerkat maintenance create month-end-upgrade --project shop --environment production \\',
+    runBy: 'test/docs/notifications-commands.test.ts',
+  },
+  {
     file: 'docs/operator.md',
     first: "meerkat keygen --org acme --role editor   # add the printed entry to the hub's AUTH_API_KEYS",
     here: true,

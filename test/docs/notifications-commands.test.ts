@@ -55,13 +55,14 @@ describe('docs/notifications.md: windows and silences', { timeout: 240_000 }, ()
     await hub.close();
   });
 
-  it('has the deploy silence, its API form, the weekly window and its document', () => {
+  it('has the deploy silence, its API form, the weekly window, its document and a rule window', () => {
     const blocks = sectionBlocks();
-    expect(blocks).toHaveLength(4);
+    expect(blocks).toHaveLength(5);
     expect(blocks[0]).toContain('meerkat silence create');
     expect(blocks[1]).toContain('curl');
     expect(blocks[2]).toContain('meerkat maintenance create');
     expect(blocks[3]).toContain('meerkat apply -f -');
+    expect(blocks[4]).toContain('--rrule');
   });
 
   it('every block runs as written and does what the page says', async () => {
@@ -86,5 +87,15 @@ describe('docs/notifications.md: windows and silences', { timeout: 240_000 }, ()
     });
     expect(outputs[2]).toMatch(/^saturday-patching\s+cron "0 23 \* \* 6" Europe\/Berlin for 180m\s/m);
     expect(outputs[3]).toBe('maintenancewindow saturday-patching unchanged\n');
+    const rule = 'FREQ=MONTHLY;BYDAY=SA;BYSETPOS=-1;BYHOUR=22;BYMINUTE=0';
+    const monthEnd = await read<MaintenanceWindow>('/maintenance-windows/month-end-upgrade');
+    expect(monthEnd.schedule).toMatchObject({ type: 'rrule', rrule: rule, durationMinutes: 240 });
+    // The last Saturday of a month, at 22:00 Berlin time (20:00Z or 21:00Z).
+    const next = new Date(monthEnd.next?.start ?? '');
+    expect([
+      next.getUTCDay(),
+      next.getUTCMonth() === new Date(next.getTime() + 7 * 86_400_000).getUTCMonth(),
+    ]).toEqual([6, false]);
+    expect(outputs[4]).toContain(`rrule "${rule}" Europe/Berlin for 240m`);
   });
 });

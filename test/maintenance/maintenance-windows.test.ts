@@ -74,6 +74,51 @@ describe('maintenance windows', () => {
     expect((await bed.get('/maintenance-windows/bad')).status).toBe(404);
   });
 
+  it('an RRULE window answers its current and next occurrence in its zone, across the DST change', async () => {
+    bed.setNow(new Date('2026-03-28T23:30:00Z'));
+    const rule = {
+      type: 'rrule',
+      rrule: 'FREQ=WEEKLY;BYDAY=SA;BYHOUR=23;BYMINUTE=0',
+      startsAt: '2026-01-01T00:00:00+01:00',
+      timezone: 'Europe/Berlin',
+      durationMinutes: 180,
+    };
+    const created = await putWindow(weekly('saturday-rule', ['checkout'], { schedule: rule }));
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({
+      schedule: rule,
+      current: { start: '2026-03-28T22:00:00.000Z', end: '2026-03-29T01:00:00.000Z' },
+      next: { start: '2026-04-04T21:00:00.000Z', end: '2026-04-05T00:00:00.000Z' },
+    });
+    expect((await bed.hub.request('DELETE', '/maintenance-windows/saturday-rule')).status).toBe(204);
+  });
+
+  const rrule = (rule: string, extra: Record<string, unknown> = {}) => ({
+    schedule: {
+      type: 'rrule',
+      rrule: rule,
+      startsAt: '2026-01-01T00:00:00Z',
+      timezone: 'UTC',
+      durationMinutes: 60,
+      ...extra,
+    },
+  });
+  it.each([
+    [rrule('FREQ=MINUTELY;INTERVAL=1'), 'schedule.rrule', /FREQ must be DAILY/],
+    [rrule('FREQ=SECONDLY;INTERVAL=1'), 'schedule.rrule', /not SECONDLY/],
+    [rrule('FREQ=DAILY;COUNT=100000'), 'schedule.rrule', /COUNT is not taken/],
+    [rrule('FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'), 'schedule.rrule', /starts no window/],
+    [rrule('FREQ=DAILY;BYHOUR=1', { cron: '0 1 * * *' }), 'schedule.cron', /unknown field/],
+    [rrule('FREQ=DAILY;BYHOUR=1', { startsAt: undefined }), 'schedule.startsAt', /./],
+    [rrule('FREQ=DAILY', { activeUntil: '2025-01-01T00:00:00Z' }), 'schedule.activeUntil', /after startsAt/],
+  ])('bad RRULE window %j is a 400 naming %s, and nothing is written', async (change, path, message) => {
+    const answer = await putWindow({ ...weekly('bad-rule', ['checkout']), ...change });
+    expect([answer.status, answer.body.code]).toEqual([400, 'validation_failed']);
+    const detail = answer.body.details?.find((d) => d.path === path);
+    expect(detail?.message).toMatch(message);
+    expect((await bed.get('/maintenance-windows/bad-rule')).status).toBe(404);
+  });
+
   it('a failure that starts inside a window and goes on after it notifies once, at the end', async () => {
     await putMonitor(bed.hub, 'mw-through', streakOf2(), 'mw-through');
     const ruleId = await bed.ruleIdOf('mw-through');

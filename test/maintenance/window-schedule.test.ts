@@ -15,27 +15,36 @@ describe('maintenance window schedules', () => {
     timezone: 'Europe/Berlin',
     durationMinutes: 180,
   };
+  // The same window as an RRULE (ADR 0045): both forms must hold the same instants.
+  const saturdayNightRule: MaintenanceSchedule = {
+    type: 'rrule',
+    rrule: 'FREQ=WEEKLY;BYDAY=SA;BYHOUR=23;BYMINUTE=0',
+    startsAt: '2026-01-01T00:00:00Z',
+    timezone: 'Europe/Berlin',
+    durationMinutes: 180,
+  };
 
-  it('a window across midnight holds through a DST change, for its elapsed duration', () => {
-    expect(inWindow(saturdayNight, '2026-03-28T21:59:59Z')).toBe(false);
-    expect(occurrenceAt(saturdayNight, at('2026-03-28T23:30:00Z'))).toEqual({
-      start: at('2026-03-28T22:00:00Z'),
-      end: at('2026-03-29T01:00:00Z'),
+  describe.each([
+    ['cron', saturdayNight],
+    ['rrule', saturdayNightRule],
+  ])('a weekly %s window', (_form, weekly) => {
+    it('holds across midnight through a DST change, for its elapsed duration', () => {
+      expect(inWindow(weekly, '2026-03-28T21:59:59Z')).toBe(false);
+      expect(occurrenceAt(weekly, at('2026-03-28T23:30:00Z'))).toEqual({
+        start: at('2026-03-28T22:00:00Z'),
+        end: at('2026-03-29T01:00:00Z'),
+      });
+      expect(inWindow(weekly, '2026-03-29T00:59:59Z')).toBe(true);
+      expect(inWindow(weekly, '2026-03-29T01:00:00Z')).toBe(false);
     });
-    expect(inWindow(saturdayNight, '2026-03-29T00:59:59Z')).toBe(true);
-    expect(inWindow(saturdayNight, '2026-03-29T01:00:00Z')).toBe(false);
-  });
 
-  it('recurs weekly at the same wall time, which moves in UTC with summer time', () => {
-    expect(nextOccurrence(saturdayNight, at('2026-03-29T01:00:00Z'))?.start).toEqual(
-      at('2026-04-04T21:00:00Z'),
-    );
-    expect(inWindow(saturdayNight, '2026-04-04T21:30:00Z')).toBe(true);
-    expect(inWindow(saturdayNight, '2026-04-05T00:00:00Z')).toBe(false);
-    // Back to winter time in October: 23:00 CET is 22:00Z again.
-    expect(nextOccurrence(saturdayNight, at('2026-10-30T00:00:00Z'))?.start).toEqual(
-      at('2026-10-31T22:00:00Z'),
-    );
+    it('recurs weekly at the same wall time, which moves in UTC with summer time', () => {
+      expect(nextOccurrence(weekly, at('2026-03-29T01:00:00Z'))?.start).toEqual(at('2026-04-04T21:00:00Z'));
+      expect(inWindow(weekly, '2026-04-04T21:30:00Z')).toBe(true);
+      expect(inWindow(weekly, '2026-04-05T00:00:00Z')).toBe(false);
+      // Back to winter time in October: 23:00 CET is 22:00Z again.
+      expect(nextOccurrence(weekly, at('2026-10-30T00:00:00Z'))?.start).toEqual(at('2026-10-31T22:00:00Z'));
+    });
   });
 
   it('a start that DST skips moves past the gap, and one it repeats starts once', () => {

@@ -20,10 +20,10 @@ async function chosenMonitors(
   hub: HubClient,
   names: string[],
   options: DeleteOptions,
-): Promise<{ found: Monitor[]; missing: string[] }> {
+): Promise<{ found: Monitor[]; missing: string[]; windowNames: string[] }> {
   const found: Monitor[] = [];
   const missing: string[] = [];
-  if (options.all === true) return { found: await hub.listMonitors(options), missing };
+  if (options.all === true) return { found: await hub.listMonitors(options), missing, windowNames: [] };
   for (const name of names) {
     const monitor = await findMonitor(hub, name, options).catch((error: unknown) => {
       if (error instanceof CommandFailure && error.exitCode === ExitCode.failed) return undefined;
@@ -32,11 +32,25 @@ async function chosenMonitors(
     if (monitor === undefined) missing.push(`monitor "${name}"`);
     else found.push(monitor);
   }
-  if (options.filename.length === 0) return { found, missing };
+  if (options.filename.length === 0) return { found, missing, windowNames: [] };
   const fromFiles = await monitorsDefinedIn(hub, options.filename);
   found.push(...fromFiles.found);
   missing.push(...fromFiles.missing.map((identity) => `monitor ${identity}`));
-  return { found, missing };
+  return { found, missing, windowNames: fromFiles.windowNames };
+}
+
+/** Deletes the maintenance windows -f files define (after their monitors); the names the hub has not are returned. */
+async function deleteWindows(hub: HubClient, names: string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const name of new Set(names)) {
+    if ((await hub.getMaintenanceWindow(name)) === undefined) {
+      missing.push(`maintenance window "${name}"`);
+      continue;
+    }
+    await hub.deleteMaintenanceWindow(name);
+    process.stdout.write(`maintenancewindow ${name} deleted\n`);
+  }
+  return missing;
 }
 
 export function registerDeleteCommand(program: Command): void {
@@ -46,7 +60,12 @@ export function registerDeleteCommand(program: Command): void {
       'delete monitors by name or id (delete monitor NAME...), the ones -f files define, or all of a ' +
         'project (delete monitors --project P --all)',
     )
-    .option('-f, --filename <path>', 'the monitors these files define; - for standard input', collect, [])
+    .option(
+      '-f, --filename <path>',
+      'the monitors and maintenance windows these files define; - for standard input',
+      collect,
+      [],
+    )
     .option('--project <project>', 'the project of --all, or of a name used in several projects')
     .option('--environment <environment>', 'narrows --all, or a name used in several environments')
     .option('--all', 'every monitor of --project')
@@ -59,12 +78,13 @@ export function registerDeleteCommand(program: Command): void {
     if (names.length === 0 && options.filename.length === 0 && options.all !== true)
       throw new CommandFailure(ExitCode.usage, 'name monitors, give -f files, or --project with --all');
     const hub = connectToHub(options);
-    const { found, missing } = await chosenMonitors(hub, names, options);
+    const { found, missing, windowNames } = await chosenMonitors(hub, names, options);
     const unique = [...new Map(found.map((m) => [m.id, m])).values()];
     for (const monitor of unique) {
       await hub.deleteMonitor(monitor.id);
       process.stdout.write(`monitor ${identityKey(monitor)} deleted (${monitor.id})\n`);
     }
+    missing.push(...(await deleteWindows(hub, windowNames)));
     if (options.all === true && unique.length === 0)
       process.stderr.write(`No monitors found in project ${options.project}.\n`);
     if (missing.length === 0 || options.ignoreNotFound === true) return;

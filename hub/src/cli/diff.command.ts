@@ -4,6 +4,7 @@ import { checkPlanWithHub, planApply } from './apply-plan.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { describeProblem, readMonitorDocuments } from './monitor-documents.js';
+import { describeWindowPlan, planWindows } from './window-documents.js';
 
 interface DiffOptions extends HubOptions {
   filename: string[];
@@ -21,7 +22,8 @@ export function registerDiffCommand(program: Command): void {
   const command = program
     .command('diff')
     .description(
-      'show what apply -f would change (the hub checks, keeps nothing); exit 1 when anything differs',
+      'show what apply -f would change to monitors and maintenance windows (the hub checks monitors, keeps ' +
+        'nothing); exit 1 when anything differs',
     )
     .requiredOption(
       '-f, --filename <path>',
@@ -33,7 +35,7 @@ export function registerDiffCommand(program: Command): void {
   hubOptions(command).action(async (options: DiffOptions) => {
     if (options.prune === true && options.project === undefined)
       throw new CommandFailure(ExitCode.usage, '--prune needs --project');
-    const { documents, problems } = await readMonitorDocuments(options.filename);
+    const { documents, problems, windows } = await readMonitorDocuments(options.filename);
     if (problems.length > 0) {
       for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
       throw new CommandFailure(ExitCode.usage);
@@ -44,6 +46,10 @@ export function registerDiffCommand(program: Command): void {
     const verdicts = await checkPlanWithHub(hub, plan);
     reportRefusals(verdicts);
     const differing = describeDryRun(plan, verdicts).filter((_, i) => plan[i]?.kind !== 'unchanged');
+    // MaintenanceWindow documents, compared with the windows of the same names.
+    for (const windowPlan of await planWindows(hub, windows))
+      if (windowPlan.kind !== 'unchanged')
+        differing.push(describeWindowPlan(windowPlan, `would be ${windowPlan.kind}`));
     for (const lines of differing) process.stdout.write(lines.join('\n') + '\n');
     if (differing.length > 0) throw new CommandFailure(ExitCode.failed);
   });

@@ -30,6 +30,8 @@ export const silenceColumns = (now: Date): Column<Silence>[] => [
 
 function describeSchedule(schedule: MaintenanceSchedule): string {
   if (schedule.type === 'once') return `once ${schedule.startsAt} to ${schedule.endsAt}`;
+  if (schedule.type === 'rrule')
+    return `rrule "${schedule.rrule}" ${schedule.timezone} for ${schedule.durationMinutes}m`;
   return `cron "${schedule.cron}" ${schedule.timezone} for ${schedule.durationMinutes}m`;
 }
 

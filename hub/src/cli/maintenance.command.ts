@@ -9,6 +9,7 @@ import { listingOf, listingOptions, printItems, type ListingOptions } from './ou
 
 interface CreateOptions extends HubOptions, MatcherFlags {
   cron?: string;
+  rrule?: string;
   timezone?: string;
   start?: string;
   until?: string;
@@ -32,8 +33,23 @@ function minutesOf(duration: string): number {
   return total;
 }
 
-/** A recurring schedule from --cron, --timezone and --duration, or a one-off from --start and --until/--duration. */
+/** An RRULE schedule: from --start (default now, to the minute) in --timezone, each lasting --duration. */
+function ruleScheduleOf(rrule: string, options: CreateOptions): MaintenanceSchedule {
+  if (options.timezone === undefined || options.duration === undefined || options.until !== undefined)
+    throw new CommandFailure(ExitCode.usage, '--rrule needs --timezone and --duration (and no --until)');
+  const startsAt = options.start ?? new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+  const durationMinutes = minutesOf(options.duration);
+  return { type: 'rrule', rrule, startsAt, timezone: options.timezone, durationMinutes };
+}
+
+/**
+ * A recurring schedule from --cron or --rrule with --timezone and --duration, or a one-off from --start and
+ * --until/--duration.
+ */
 function scheduleOf(options: CreateOptions): MaintenanceSchedule {
+  if (options.cron !== undefined && options.rrule !== undefined)
+    throw new CommandFailure(ExitCode.usage, 'give --cron or --rrule, not both');
+  if (options.rrule !== undefined) return ruleScheduleOf(options.rrule, options);
   if (options.cron !== undefined) {
     if (options.timezone === undefined || options.duration === undefined || options.until !== undefined)
       throw new CommandFailure(ExitCode.usage, '--cron needs --timezone and --duration (and no --until)');
@@ -47,7 +63,7 @@ function scheduleOf(options: CreateOptions): MaintenanceSchedule {
   if (options.start === undefined || (options.until === undefined) === (options.duration === undefined))
     throw new CommandFailure(
       ExitCode.usage,
-      'give --cron with --timezone and --duration, or --start with --until or --duration',
+      'give --cron or --rrule with --timezone and --duration, or --start with --until or --duration',
     );
   const start = Date.parse(options.start);
   if (Number.isNaN(start))
@@ -80,12 +96,22 @@ export async function printWindows(
 function registerCreate(maintenance: Command): void {
   const create = matcherOptions(maintenance.command('create <name> [matchers...]'))
     .description(
-      'create or replace a named window: recurring (--cron, --timezone, --duration) or once (--start with ' +
+      'create or replace a named window: recurring (--cron or --rrule, --timezone, --duration) or once (--start with ' +
         '--until or --duration); matchers as for `silence create`',
     )
     .option('--cron <expression>', 'when each occurrence starts: five fields, e.g. "0 23 * * 6"')
-    .option('--timezone <zone>', 'the IANA time zone the cron expression is read in, e.g. Europe/Berlin')
-    .option('--start <time>', 'a one-off window: its start, an ISO 8601 time')
+    .option(
+      '--rrule <rule>',
+      'when each occurrence starts: an RFC 5545 rule, e.g. "FREQ=WEEKLY;BYDAY=SA;BYHOUR=22"',
+    )
+    .option(
+      '--timezone <zone>',
+      'the IANA time zone the cron expression or rule is read in, e.g. Europe/Berlin',
+    )
+    .option(
+      '--start <time>',
+      'a one-off window: its start, an ISO 8601 time; with --rrule, its first (default now)',
+    )
     .option('--until <time>', 'a one-off window: its end')
     .option('-d, --duration <duration>', 'how long each occurrence lasts, e.g. 90m, 3h')
     .option('--description <text>', 'what the window is for')

@@ -50,13 +50,13 @@ export async function monitorNamesOf(hub: HubClient, ids: string[]): Promise<Map
 
 /**
  * The monitors the documents of these files define, as the hub has them, and the identities (`p/e/n`) of those it
- * does not have. An invalid file is printed and ends the command (exit 2).
+ * does not have; and the names of the maintenance windows they define. An invalid file is printed and ends the command (exit 2).
  */
 export async function monitorsDefinedIn(
   hub: HubClient,
   paths: string[],
-): Promise<{ found: Monitor[]; missing: string[] }> {
-  const { documents, problems } = await readMonitorDocuments(paths);
+): Promise<{ found: Monitor[]; missing: string[]; windowNames: string[] }> {
+  const { documents, problems, windows } = await readMonitorDocuments(paths);
   if (problems.length > 0) {
     for (const p of problems) process.stderr.write(`${describeProblem(p)}\n`);
     throw new CommandFailure(ExitCode.usage);
@@ -70,5 +70,5 @@ export async function monitorsDefinedIn(
     if (monitor === undefined) missing.push(identityKey(definition));
     else found.push(monitor);
   }
-  return { found, missing };
+  return { found, missing, windowNames: windows.map(({ window }) => window.name) };
 }

@@ -21,11 +21,13 @@ function normalized(definition: MaintenanceWindowDefinition): unknown {
     schedule:
       schedule.type === 'once'
         ? { ...schedule, startsAt: instant(schedule.startsAt), endsAt: instant(schedule.endsAt) }
-        : {
-            ...schedule,
-            activeFrom: instant(schedule.activeFrom),
-            activeUntil: instant(schedule.activeUntil),
-          },
+        : schedule.type === 'rrule'
+          ? { ...schedule, startsAt: instant(schedule.startsAt), activeUntil: instant(schedule.activeUntil) }
+          : {
+              ...schedule,
+              activeFrom: instant(schedule.activeFrom),
+              activeUntil: instant(schedule.activeUntil),
+            },
   };
 }
 

@@ -87,6 +87,25 @@ export const maintenanceScheduleSchema = z
       activeFrom: z.iso.datetime({ offset: true }).optional(),
       activeUntil: z.iso.datetime({ offset: true }).optional(),
     }),
+    z.strictObject({
+      type: z.literal('rrule'),
+      rrule: z
+        .string()
+        .min(9)
+        .max(500)
+        .meta({
+          description:
+            'rrule: required. An RFC 5545 recurrence rule read in `timezone`, e.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=22;BYMINUTE=0: ' +
+            'FREQ DAILY, WEEKLY, MONTHLY or YEARLY; no COUNT, UNTIL or DTSTART. `startsAt` is its DTSTART (no window ' +
+            'starts before it; its wall time gives what the rule does not name) and `activeUntil` its end.',
+        }),
+      startsAt: z.iso.datetime({ offset: true }),
+      timezone,
+      durationMinutes: z.int().min(1).max(10_080).meta({
+        description: 'durationMinutes: required. 1 to 10080 (a week) of elapsed time from each start.',
+      }),
+      activeUntil: z.iso.datetime({ offset: true }).optional(),
+    }),
   ])
   .meta({ id: 'MaintenanceSchedule' });
 export type MaintenanceSchedule = z.infer<typeof maintenanceScheduleSchema>;

@@ -1,4 +1,4 @@
-import type { MaintenanceWindowDefinition } from '../contract/maintenance-definition.js';
+import type { MaintenanceSchedule, MaintenanceWindowDefinition } from '../contract/maintenance-definition.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import { NotFoundError, ValidationError } from '../http/errors.js';
@@ -13,6 +13,8 @@ import {
 } from './maintenance-window.repository.js';
 import { cronProblem, nextOccurrence, occurrenceAt, type Occurrence } from './window-schedule.js';
 import { jsonColumn } from '../db/json-column.js';
+import { recurrenceRuleProblem } from './recurrence-rule.js';
+import { MAX_PERIODS_AHEAD } from './rule-occurrences.js';
 
 const ONE_OFF_MAX_MS = 31 * 86_400_000;
 
@@ -29,6 +31,7 @@ function checkSchedule(definition: MaintenanceWindowDefinition): void {
     if (length > ONE_OFF_MAX_MS) refuse('schedule.endsAt', 'a one-off window lasts at most 31 days');
     return;
   }
+  if (schedule.type === 'rrule') return checkRule(schedule);
   const problem = cronProblem(schedule.cron, schedule.timezone);
   if (problem !== undefined) refuse('schedule.cron', problem);
   if (
@@ -37,6 +40,19 @@ function checkSchedule(definition: MaintenanceWindowDefinition): void {
     new Date(schedule.activeUntil) <= new Date(schedule.activeFrom)
   )
     refuse('schedule.activeUntil', 'must be after activeFrom');
+}
+
+/** A rule Meerkat evaluates within its bounds (ADR 0045), that starts a window within what it looks ahead. */
+function checkRule(schedule: Extract<MaintenanceSchedule, { type: 'rrule' }>): void {
+  const problem = recurrenceRuleProblem(schedule.rrule);
+  if (problem !== undefined) refuse('schedule.rrule', problem);
+  if (schedule.activeUntil !== undefined && new Date(schedule.activeUntil) <= new Date(schedule.startsAt))
+    refuse('schedule.activeUntil', 'must be after startsAt');
+  if (nextOccurrence(schedule, new Date(new Date(schedule.startsAt).getTime() - 1)) === undefined)
+    refuse(
+      'schedule.rrule',
+      `the rule starts no window within ${MAX_PERIODS_AHEAD} of its periods from startsAt (or before activeUntil)`,
+    );
 }
 
 const occurrenceJson = (occurrence: Occurrence | undefined) =>

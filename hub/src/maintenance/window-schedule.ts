@@ -1,6 +1,7 @@
 import { errorMessage } from '../log/error-facts.js';
 import { Cron } from 'croner';
 import type { MaintenanceSchedule } from '../contract/maintenance-definition.js';
+import { ruleStartAfter, ruleStartHolding } from './rule-occurrences.js';
 
 /** One occurrence of a maintenance window: from `start` (inclusive) to `end` (exclusive). */
 export interface Occurrence {
@@ -38,6 +39,7 @@ export function occurrenceAt(schedule: MaintenanceSchedule, at: Date): Occurrenc
     const end = new Date(schedule.endsAt);
     return start <= at && at < end ? { start, end } : undefined;
   }
+  if (schedule.type === 'rrule') return lasting(schedule.durationMinutes, ruleStartHolding(schedule, at));
   const durationMs = schedule.durationMinutes * 60_000;
   const start = cronOf(schedule.cron, schedule.timezone).nextRun(new Date(at.getTime() - durationMs));
   if (start === null || start > at) return undefined;
@@ -52,6 +54,7 @@ export function nextOccurrence(schedule: MaintenanceSchedule, after: Date): Occu
     const start = new Date(schedule.startsAt);
     return start > after ? { start, end: new Date(schedule.endsAt) } : undefined;
   }
+  if (schedule.type === 'rrule') return lasting(schedule.durationMinutes, ruleStartAfter(schedule, after));
   const from =
     schedule.activeFrom !== undefined && new Date(schedule.activeFrom) > after
       ? new Date(new Date(schedule.activeFrom).getTime() - 1)
@@ -61,3 +64,6 @@ export function nextOccurrence(schedule: MaintenanceSchedule, after: Date): Occu
   if (schedule.activeUntil !== undefined && start >= new Date(schedule.activeUntil)) return undefined;
   return { start, end: new Date(start.getTime() + schedule.durationMinutes * 60_000) };
 }
+
+const lasting = (durationMinutes: number, start: Date | undefined): Occurrence | undefined =>
+  start === undefined ? undefined : { start, end: new Date(start.getTime() + durationMinutes * 60_000) };

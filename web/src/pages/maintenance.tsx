@@ -31,6 +31,7 @@ function Matchers({ matchers }: { matchers: Matcher[] }) {
 function schedule(window: MaintenanceWindow): string {
   const s = window.schedule;
   if (s.type === 'once') return `Once, ${when(s.startsAt)} to ${when(s.endsAt)}`;
+  if (s.type === 'rrule') return `rule "${s.rrule}" in ${s.timezone}, ${s.durationMinutes} min each`;
   return `cron "${s.cron}" in ${s.timezone}, ${s.durationMinutes} min each`;
 }
 
