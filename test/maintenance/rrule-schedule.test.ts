@@ -97,4 +97,21 @@ describe('RRULE maintenance windows', () => {
     const leapDay: MaintenanceSchedule = { ...never, rrule: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=1' };
     expect(nextOccurrence(leapDay, at('2026-01-01T00:00:00Z'))?.start).toEqual(at('2028-02-29T01:00:00Z'));
   });
+
+  it('answers the next start the same whatever was asked before it (the next start is kept between reads)', () => {
+    const weekly: MaintenanceSchedule = {
+      type: 'rrule',
+      rrule: 'FREQ=WEEKLY;BYDAY=TU;BYHOUR=6;BYMINUTE=0',
+      startsAt: '2026-01-01T00:00:00Z',
+      timezone: 'UTC',
+      durationMinutes: 30,
+    };
+    const next = (iso: string) => nextOccurrence(weekly, at(iso))?.start;
+    // Later first, then earlier, then inside the kept range, then at and past the start it kept.
+    expect(next('2026-05-06T00:00:00Z')).toEqual(at('2026-05-12T06:00:00Z'));
+    expect(next('2026-05-01T00:00:00Z')).toEqual(at('2026-05-05T06:00:00Z'));
+    expect(next('2026-05-03T12:00:00Z')).toEqual(at('2026-05-05T06:00:00Z'));
+    expect(next('2026-05-05T06:00:00Z')).toEqual(at('2026-05-12T06:00:00Z'));
+    expect(next('2026-05-05T05:59:59Z')).toEqual(at('2026-05-05T06:00:00Z'));
+  });
 });
