@@ -6,7 +6,8 @@
 #   ${XDG_CACHE_HOME:-~/.cache}/meerkat/images/meerkat.oci.tar   named localhost/meerkat:dev
 # Cached by a hash of its inputs: the Dockerfile, every path its COPY lines take from the context, and the base
 # image. An unchanged tree costs nothing; a changed one rebuilds with buildah's layer cache (npm ci is kept while
-# the package files are unchanged).
+# the package files are unchanged). Images a previous build left dangling are removed after a build: buildah's vfs
+# store copies every layer whole, so each rebuild otherwise kept about 1 GB (a long-lived machine filled its disk).
 # The RUN steps use the host's network for `npm ci` (the npm registry is the only one reachable) and see the
 # machine's npm cache through an overlay, so the Dockerfile's `npm cache clean --force` cannot empty it. Where the
 # machine's npm trusts an extra CA (`npm config get cafile`, e.g. a TLS-inspecting egress proxy), the build's npm is
@@ -41,6 +42,21 @@ inputs_key() {
   } | sha256sum | cut -d' ' -f1
 }
 
+# Removes the untagged images earlier builds left: the previous localhost/meerkat:dev and its stages. An image this
+# build made or took from its layer cache stays (its id is on a `-->` line of BUILD_LOG, shortened to 11 characters:
+# e.g. the production-deps stage while the package files are unchanged), and so do the layers the new images use.
+remove_earlier_dangling_images() {
+  local build_log=$1 id
+  local -A used=()
+  while read -r id; do
+    used[${id:0:11}]=1
+  done < <(awk '$1 == "-->" { print $NF }' "$build_log")
+  while read -r id; do
+    [[ -n ${used[${id:0:11}]:-} ]] && continue
+    "${BUILDAH[@]}" rmi "$id" >/dev/null 2>&1 || say "could not remove the dangling image $id; left in place"
+  done < <("${BUILDAH[@]}" images --filter dangling=true --noheading --format '{{.ID}}')
+}
+
 main() {
   bash "$(dirname "${BASH_SOURCE[0]}")/build-base-image.sh"
   local key
@@ -67,12 +83,14 @@ main() {
   fi
   local started=$SECONDS
   say "building the Dockerfile of $(git -C "$REPO_DIR" rev-parse --short "$REV") as $IMAGE_NAME"
-  "${BUILDAH[@]}" build --layers --pull=never --network host "${volumes[@]}" \
+  # --force-rm: a failed or cut-off step leaves no working container (each one a whole copy of the image in vfs).
+  "${BUILDAH[@]}" build --layers --force-rm --pull=never --network host "${volumes[@]}" \
     --file "$work/context/Dockerfile" --tag "$IMAGE_NAME" "$work/context" >"$work/build.log" 2>&1 ||
     { tail -n 40 "$work/build.log" >&2 && fail 'buildah build failed'; }
   say "buildah build took $((SECONDS - started)) s"
   push_archive "$IMAGE_NAME" "$ARCHIVE"
   printf '%s\n' "$key" >"$ARCHIVE.key"
+  remove_earlier_dangling_images "$work/build.log"
   local size
   size=$("${BUILDAH[@]}" images --noheading --format '{{.Size}}' "$IMAGE_NAME" | head -n1)
   say "$IMAGE_NAME: $(du -h "$ARCHIVE" | cut -f1) archive, $size unpacked; total $((SECONDS - started)) s"
