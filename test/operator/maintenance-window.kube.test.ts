@@ -91,6 +91,51 @@ describe('MaintenanceWindow resources', () => {
     expect(resource.status?.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
+  it('puts a window that recurs by an RRULE in the hub as it is written, and says when it next starts', async () => {
+    // The last Saturday of each month, which cron cannot say (ADR 0045).
+    const lastSaturday = {
+      matchers: [{ label: 'monitor', values: ['checkout'] }],
+      schedule: {
+        type: 'rrule',
+        rrule: 'FREQ=MONTHLY;BYDAY=SA;BYSETPOS=-1;BYHOUR=22;BYMINUTE=0',
+        startsAt: '2026-01-01T00:00:00Z',
+        timezone: 'Europe/Berlin',
+        durationMinutes: 240,
+      },
+    };
+    await windows.create('last-saturday', lastSaturday);
+    const resource = await eventually('the rule window synced', async () => {
+      const current = await windows.get('last-saturday');
+      return synced(current)?.status === 'True' ? current : undefined;
+    });
+    const stored = await hubWindow(`${namespace}-last-saturday`);
+    expect(stored?.schedule).toEqual(lastSaturday.schedule);
+    const next = new Date(stored?.next?.start ?? '');
+    // A Saturday at 22:00 in Berlin, with no Saturday after it in the same month.
+    const berlin = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(next);
+    const part = (type: string) => berlin.find((p) => p.type === type)?.value;
+    expect([part('weekday'), part('hour'), part('minute')]).toEqual(['Sat', '22', '00']);
+    expect(new Date(next.getTime() + 7 * 86_400_000).getUTCMonth()).not.toBe(next.getUTCMonth());
+    expect(resource.status?.nextStart).toBe(next.toISOString().replace(/\.\d+Z$/, 'Z'));
+
+    await windows.create('minutely', {
+      ...lastSaturday,
+      schedule: { ...lastSaturday.schedule, rrule: 'FREQ=MINUTELY' },
+    });
+    const refused = await eventually('the rule refused', async () => {
+      const current = await windows.get('minutely');
+      return synced(current)?.status === 'False' ? synced(current) : undefined;
+    });
+    expect(refused?.message).toMatch(/^the hub answered 400: .*schedule\.rrule/);
+    await windows.delete('minutely');
+  });
+
   it('shows a window in force as active until its end, and follows a spec change', async () => {
     const startsAt = new Date(Date.now() - 60_000).toISOString();
     const endsAt = new Date(Date.now() + 3_600_000).toISOString();
