@@ -1,7 +1,7 @@
 // Runs the real `meerkat` CLI (bin/meerkat.js) as a child process, the way a person or a Pod would.
 // Free of vitest APIs: global-setup.ts, which runs outside the test workers, uses freePort.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -65,6 +65,18 @@ export interface Started {
   stop(): Promise<void>;
 }
 
+/**
+ * With MEERKAT_TEST_LOGS set to a folder, each started process's output is also appended to
+ * `<folder>/<command>-<pid>.log`, so a failed fault test's processes can be read after it (docs/testing.md).
+ */
+function keptOutput(args: readonly string[], child: ChildProcess): ((chunk: Buffer) => void) | undefined {
+  const folder = process.env.MEERKAT_TEST_LOGS;
+  if (folder === undefined || folder === '') return undefined;
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, `${args[0] ?? 'meerkat'}-${child.pid ?? 'unknown'}.log`);
+  return (chunk) => appendFileSync(file, chunk);
+}
+
 /** Starts a long-running command and resolves once its output matches `ready` (or rejects if it exits). */
 export function startMeerkat(
   args: string[],
@@ -74,6 +86,7 @@ export function startMeerkat(
 ): Promise<Started> {
   const child = spawn(process.execPath, [meerkatBin, ...args], { env: childEnvironment(env) });
   let output = '';
+  const keep = keptOutput(args, child);
   const started: Started = {
     child,
     output: () => output,
@@ -92,6 +105,7 @@ export function startMeerkat(
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      keep?.(chunk);
       if (ready.test(output)) {
         clearTimeout(timer);
         resolve(started);
