@@ -29,6 +29,9 @@ export interface LedgerCheck {
   checkedGaps: number;
 }
 
+/** A job lock (30 s, hub/src/system/queue-locks.ts) and a results job's longest backoff (30 s) with room. */
+const EXCUSED_QUIET_MS = 45_000;
+
 /**
  * Reads runs and gaps of the slots due in [fromMs, toMs) of `ids` until none is stuck and none is unreported
  * (unless `excused`), for at most `settleMs`; prints what it found under `label`.
@@ -55,8 +58,20 @@ export async function checkLedger(input: {
       ledger: ledgerOf({ schedules, fromMs, toMs, runs, gaps }),
     };
   };
-  const unsettled = (state: { counts: SlotCounts; ledger: LedgerCounts }) =>
-    state.counts.stuck > 0 || state.ledger.unreported.some((slot) => !excused(slot.slotMs));
+  // An excused slot may still come: its result in a results job waiting out a backoff, or its batch held under
+  // a dead worker's lock. Excused slots are read again until their number has not moved for EXCUSED_QUIET_MS.
+  let changedAt = Date.now();
+  let unreportedBefore = -1;
+  const unsettled = (state: { counts: SlotCounts; ledger: LedgerCounts }) => {
+    const { unreported } = state.ledger;
+    if (unreported.length !== unreportedBefore) changedAt = Date.now();
+    unreportedBefore = unreported.length;
+    return (
+      state.counts.stuck > 0 ||
+      unreported.some((slot) => !excused(slot.slotMs)) ||
+      (unreported.length > 0 && Date.now() - changedAt < EXCUSED_QUIET_MS)
+    );
+  };
   let state = await read();
   for (const settleEnds = Date.now() + input.settleMs; unsettled(state) && Date.now() < settleEnds;) {
     await sleep(3_000);
