@@ -257,6 +257,64 @@ describe('slots in batch jobs', () => {
     });
   });
 
+  it('writes the results waiting out a backoff as soon as a write works again, not when the backoff ends', async () => {
+    const prefix = testRedisPrefix();
+    const capture = capturedLog();
+    const queue = createBullmqRunQueue({
+      redisUrl: testRedisUrl(),
+      prefix,
+      log: capture.log,
+      retrySeconds: 600,
+    });
+    const schedules = testStore(prefix);
+    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const results = new Queue('default.results', { connection, prefix });
+    const written: string[] = [];
+    const away = () => new DependencyUnavailableError('database', 'connect ECONNREFUSED');
+    const consumer = queue.consume(
+      ['default'],
+      (d) =>
+        d.data.monitorId === 'during'
+          ? Promise.reject(
+              new ResultAwaitingWriteError(
+                { ...d.data, slot: d.slot ?? '', executed: {} },
+                { cause: away() },
+              ),
+            )
+          : Promise.resolve(),
+      {
+        admission: testAdmission(5),
+        writeResults: (handed) => {
+          written.push(...handed.map((r) => r.monitorId));
+          return Promise.resolve();
+        },
+      },
+    );
+    try {
+      // A results job late in an outage: its next try is a backoff away (an hour here, so only promotion brings it).
+      const waiting = {
+        organizationId: 'acme',
+        monitorId: 'waiting',
+        location: 'default',
+        slot: '1',
+        executed: {},
+      };
+      await results.add('results', { results: [waiting] }, { delay: HOUR, jobId: 'results:default:waiting' });
+      // A check whose write finds the database away, then one whose write works.
+      for (const schedule of schedulesDueIn(['during'], 1_500)) await schedules.upsertSchedule(schedule);
+      for (const schedule of schedulesDueIn(['after'], 3_000)) await schedules.upsertSchedule(schedule);
+      await eventually(() => Promise.resolve(written.includes('waiting') ? true : undefined), 15_000);
+      expect(await results.getDelayedCount()).toBe(0);
+      expect(capture.text()).toContain('database back: waiting results are written now');
+    } finally {
+      await consumer.close();
+      await results.close();
+      await connection.quit();
+      await schedules.close();
+      await queue.close();
+    }
+  });
+
   it('reports the slots no tick reached in time as skipped, late, and runs only the latest', async () => {
     await withQueues(1, async ([queue], schedules) => {
       const everyMs = 1_000;

@@ -10,6 +10,7 @@ import { queueLockOptions } from '../system/queue-locks.js';
 import { createRedisSchedules, type DueSlot } from './redis-schedules.js';
 import { createRedisProducer } from './redis-producer.js';
 import { legacyJobSchedulers } from './legacy-job-schedulers.js';
+import { createResultsPromotion } from './results-promotion.js';
 import { createSlotTicker, TICK_AHEAD_MS, TICK_MS, type BatchJobData } from './slot-ticker.js';
 import { scheduleId } from './schedules.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
@@ -229,6 +230,11 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       // Results checked but not yet handed to Redis (it was away too), by the id of their slot's job: the job's
       // retry hands them over instead of running their checks again.
       const unhanded = new Map<string, HandedOverResult>();
+      const promotion = createResultsPromotion({
+        promote: (location) =>
+          bounded(() => queueFor(resultsQueueOf(location)).promoteJobs({ count: 1_000 })),
+        log: options.log,
+      });
       /**
        * Keeps checked results in Redis until the database takes them, trying a few times (an add that timed out
        * may have been kept: the job id, from the slots' job ids, makes a second add of the same results a no-op).
@@ -309,8 +315,10 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
                 await sleep(wait);
               try {
                 await runOne(delivered);
+                promotion.back(location);
               } catch (error) {
                 if (error instanceof ResultAwaitingWriteError && writeResults !== undefined) {
+                  promotion.away(location);
                   checked.set(delivered.id, error.handedOver);
                   return;
                 }
@@ -367,19 +375,23 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           return;
         const waiting = unhanded.get(delivered.id);
         try {
-          if (waiting === undefined) return await runOne(delivered);
-          await handOver(location, new Map([[delivered.id, waiting]]));
+          if (waiting !== undefined) return await handOver(location, new Map([[delivered.id, waiting]]));
+          await runOne(delivered);
+          promotion.back(location);
         } catch (error) {
           if (!(error instanceof ResultAwaitingWriteError) || writeResults === undefined) throw error;
+          promotion.away(location);
           await handOver(location, new Map([[delivered.id, error.handedOver]]));
         }
       };
-      const writeWaitingResults = async (job: Job<ResultsJobData>) => {
+      const writeWaitingResults = async (job: Job<ResultsJobData>, location: string) => {
         try {
           await writeResults?.(job.data.results);
+          promotion.back(location);
         } catch (error) {
-          if (isRetryable(error)) throw error;
-          throw new UnrecoverableError(shortReason(error));
+          if (!isRetryable(error)) throw new UnrecoverableError(shortReason(error));
+          promotion.away(location);
+          throw error;
         }
       };
 
@@ -431,10 +443,14 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
           workerOptions,
         );
         takingWorkers.push(runs, slots);
-        const results = new Worker<ResultsJobData>(resultsQueueOf(location), writeWaitingResults, {
-          ...workerOptions,
-          concurrency: RESULTS_CONCURRENCY,
-        });
+        const results = new Worker<ResultsJobData>(
+          resultsQueueOf(location),
+          (job) => writeWaitingResults(job, location),
+          {
+            ...workerOptions,
+            concurrency: RESULTS_CONCURRENCY,
+          },
+        );
         return [watch(runs, location), watch(slots, location), watch(results, location)];
       });
       // Every consumer of a location ticks it; the tick's claim in Redis lets one of them do it each period.
