@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { z } from 'zod';
+import { NO_QUOTAS, quotaDefaultsOf, quotaSettingsShape } from '../../hub/src/quotas/organization-quotas.js';
 import { chartDir, renderChart, type KubeObject } from './render-chart.js';
 
 type Env = { name: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
@@ -158,5 +160,47 @@ describe('a chart that cannot render', () => {
     expect(() => renderChart([ciValues('default-values.yaml')], undefined, join(scratch, 'meerkat'))).toThrow(
       /noSuchFunction/,
     );
+  });
+});
+
+describe('quotas per organization', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-quotas-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const settingsOf = (chart: ReturnType<typeof renderChart>) =>
+    (chart.find('ConfigMap', 'meerkat-settings') as KubeObject & { data: Record<string, string> }).data;
+  const quotaSettings = z.object(quotaSettingsShape);
+
+  it('renders every quota off by default, and no platform admin', () => {
+    const data = settingsOf(renderChart([ciValues('default-values.yaml')]));
+    expect(quotaDefaultsOf(quotaSettings.parse(data))).toEqual(NO_QUOTAS);
+    expect(data).not.toHaveProperty('PLATFORM_ADMIN_ORGANIZATION');
+  });
+
+  it('renders the values as the QUOTA_* settings the hub reads, and the platform admin organization', () => {
+    const values = join(scratch, 'quotas.yaml');
+    writeFileSync(
+      values,
+      'quotas:\n  monitors: 20000\n  minFrequencySeconds: 30\n  locationsPerMonitor: 3\n  runsKept: 1000000000000\n' +
+        '  requestsPerSecond: 2.5\nplatformAdminOrganization: platform\n',
+    );
+    const data = settingsOf(renderChart([ciValues('default-values.yaml'), values]));
+    expect(quotaDefaultsOf(quotaSettings.parse(data))).toEqual({
+      monitors: 20_000,
+      minFrequencySeconds: 30,
+      locationsPerMonitor: 3,
+      runsKept: 1_000_000_000_000,
+      requestsPerSecond: 2.5,
+    });
+    expect(data.PLATFORM_ADMIN_ORGANIZATION).toBe('platform');
+  });
+
+  it('refuses a quota the hub would refuse, naming it', () => {
+    const wrong = join(scratch, 'wrong-quotas.yaml');
+    writeFileSync(wrong, 'quotas:\n  monitors: -1\n  locationsPerMonitor: 2.5\n  burst: 3\n');
+    expect(() => renderChart([ciValues('default-values.yaml'), wrong])).toThrow(/quotas\.monitors/);
+    expect(() => renderChart([ciValues('default-values.yaml'), wrong])).toThrow(
+      /quotas\.locationsPerMonitor/,
+    );
+    expect(() => renderChart([ciValues('default-values.yaml'), wrong])).toThrow(/Additional property burst/);
   });
 });
