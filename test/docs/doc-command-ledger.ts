@@ -27,6 +27,12 @@ export const ledger: LedgerEntry[] = [
   ].map((first) => ({ file: 'docs/cli.md', first, runBy: 'test/cli/listing-docs.test.ts' })),
   { file: 'docs/cli.md', first: 'meerkat get runs -w', runBy: 'test/cli/labels-watch.test.ts' },
   {
+    file: 'docs/cli.md',
+    first:
+      'meerkat admin quotas get acme                                # QUOTA, DEFAULT, OVERRIDE, IN FORCE, USAGE',
+    runBy: 'test/cli/admin-quotas.test.ts',
+  },
+  {
     file: 'docs/monitors.md',
     first: 'meerkat get monitors -l team=shop',
     runBy: 'test/cli/listing-docs.test.ts',

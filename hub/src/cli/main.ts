@@ -31,6 +31,7 @@ const subCommands: Record<string, () => Promise<Register>> = {
   test: async () => (await import('./test.command.js')).registerTestCommand,
   silence: async () => (await import('./silence.command.js')).registerSilenceCommand,
   maintenance: async () => (await import('./maintenance.command.js')).registerMaintenanceCommand,
+  admin: async () => (await import('./admin.command.js')).registerAdminCommand,
   heartbeat: async () => (await import('./heartbeat.command.js')).registerHeartbeatCommand,
   operator: async () => (await import('../../../operator/src/operator.command.js')).registerOperatorCommand,
 };

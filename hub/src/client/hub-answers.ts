@@ -9,6 +9,7 @@ import { integrationSchema } from '../integrations/integration.schema.js';
 import { maintenanceWindowSchema, silenceSchema } from '../maintenance/maintenance.schema.js';
 import { monitorMetricsRowSchema, monitorMetricsSchema } from '../metrics/metrics.schema.js';
 import { notificationEventSchema } from '../notifications/notification.schema.js';
+import { organizationQuotaStateSchema, quotaOverridesRowSchema } from '../quotas/quota.schema.js';
 import { errorBodySchema } from '../openapi/responses.js';
 import { resolvedSecretSchema } from '../secrets/secret.schema.js';
 
@@ -62,6 +63,8 @@ export const answers = {
   maintenanceWindow: one(maintenanceWindowSchema),
   maintenanceWindows: list(maintenanceWindowSchema),
   resolvedSecret: one(resolvedSecretSchema),
+  quotaState: one(organizationQuotaStateSchema),
+  quotaOverridesPage: page(quotaOverridesRowSchema),
   /** A delete answers 204, no body. */
   nothing: z.undefined(),
 };

@@ -8,6 +8,8 @@ import type { MonitorMetrics } from '../metrics/metrics.schema.js';
 import type { NotificationEvent } from '../notifications/notification.schema.js';
 import type { MaintenanceWindowDefinition, SilenceCreate } from '../contract/maintenance-definition.js';
 import type { MaintenanceWindow, Silence } from '../maintenance/maintenance.schema.js';
+import type { QuotaOverrides } from '../quotas/organization-quotas.js';
+import type { OrganizationQuotaState, QuotaOverridesRow } from '../quotas/quota.schema.js';
 import type { monitorHealthRowSchema } from './hub-answers.js';
 import { answers, HubAnswerError, readAnswer, readErrorAnswer } from './hub-answers.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
@@ -296,6 +298,32 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     },
     async deleteMaintenanceWindow(name: string): Promise<void> {
       await call('DELETE', `/maintenance-windows/${encodeURIComponent(name)}`, answers.nothing);
+    },
+    /** The organizations whose quotas a platform admin overrode (the admin API). */
+    async listQuotaOverrides(): Promise<QuotaOverridesRow[]> {
+      const all: QuotaOverridesRow[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const answer = await call(
+          'GET',
+          `/admin/quotas?limit=100&offset=${offset}`,
+          answers.quotaOverridesPage,
+        );
+        all.push(...(answer?.data ?? []));
+        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
+      }
+    },
+    async getQuotas(organizationId: string): Promise<OrganizationQuotaState> {
+      const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
+      return (await answered('GET', path, answers.quotaState)).data;
+    },
+    /** Replaces the organization's overrides: each quota given replaces its default, absent ones keep it. */
+    async putQuotas(organizationId: string, overrides: QuotaOverrides): Promise<OrganizationQuotaState> {
+      const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
+      return (await answered('PUT', path, answers.quotaState, overrides)).data;
+    },
+    async resetQuotas(organizationId: string): Promise<void> {
+      const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
+      await call('DELETE', path, answers.nothing);
     },
     /** A secret's value, or undefined when it does not exist; the value travels in the body, never the URL. */
     async resolveSecret(request: {

@@ -41,3 +41,4 @@ export const quotaOverridesRowSchema = z
     updatedAt: z.iso.datetime(),
   })
   .meta({ id: 'QuotaOverridesRow' });
+export type QuotaOverridesRow = z.infer<typeof quotaOverridesRowSchema>;
