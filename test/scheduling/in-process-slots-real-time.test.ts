@@ -13,7 +13,8 @@ const WINDOW_MS = 10_000;
 const DRAIN_MS = 30_000;
 
 // Real Node timers (which sometimes fire a millisecond early) and a real request per slot to a loopback target
-// that counts them: the in-process queue of `meerkat dev` must send one request per slot, never two.
+// that counts them: the in-process queue of `meerkat dev` must send one request per slot, never two, or shed it
+// and say so.
 describe('the in-process run queue on real timers', () => {
   const requests = new Map<string, number>();
   const server = createServer((req, res) => {
@@ -33,13 +34,21 @@ describe('the in-process run queue on real timers', () => {
 
   it(`sends exactly one request per slot for ${SCHEDULES} schedules every 2 s`, async () => {
     const { queue, schedules: store } = openInProcessScheduling(capturedLog().log);
+    const skipped = new Map<string, string>();
     const consumer = queue.consume(
       ['default'],
       async (job) => {
         const response = await fetch(`${url}/hit/${job.data.monitorId}/${job.slot}`);
         await response.text();
       },
-      { admission: testAdmission(50) },
+      {
+        admission: testAdmission(50),
+        // A consumer that cannot keep up (a loaded machine) sheds its oldest waiting slots and says so: a counted
+        // gap of the slot ledger, not a lost slot (docs/adr/0040-overload-is-shed.md).
+        onSkipped: (slots, reason) => {
+          for (const slot of slots) skipped.set(`/hit/${slot.data.monitorId}/${slot.slotMs}`, reason);
+        },
+      },
     );
     const schedules = Array.from({ length: SCHEDULES }, (_, i) => ({
       id: `s${i}`,
@@ -61,17 +70,21 @@ describe('the in-process run queue on real timers', () => {
       return slots;
     });
     const drainEnds = Date.now() + DRAIN_MS;
-    while (expected.some((key) => !requests.has(key)) && Date.now() < drainEnds) await sleep(200);
+    const accounted = (key: string) => requests.has(key) || skipped.has(key);
+    while (expected.some((key) => !accounted(key)) && Date.now() < drainEnds) await sleep(200);
     await consumer.close();
     await store.close();
     await queue.close();
     const twice = [...requests].filter(([, count]) => count > 1);
-    const missing = expected.filter((key) => !requests.has(key));
+    const missing = expected.filter((key) => !accounted(key));
+    const both = [...skipped.keys()].filter((key) => requests.has(key));
     console.log(
-      `[slots] ${requests.size} slots requested, ${expected.length} expected, ${twice.length} requested twice`,
+      `[slots] ${requests.size} slots requested, ${expected.length} expected, ${twice.length} requested twice, ` +
+        `${skipped.size} shed`,
     );
     expect(expected.length).toBeGreaterThanOrEqual(SCHEDULES * 3);
     expect(twice.slice(0, 5), `${twice.length} slots requested more than once`).toEqual([]);
-    expect(missing.slice(0, 5), `${missing.length} slots never requested`).toEqual([]);
+    expect(missing.slice(0, 5), `${missing.length} slots neither requested nor shed`).toEqual([]);
+    expect(both.slice(0, 5), `${both.length} slots both requested and shed`).toEqual([]);
   }, 60_000);
 });
