@@ -126,6 +126,23 @@ function schedulesDueIn(ids: readonly string[], inMs: number, everyMs = HOUR): R
   }));
 }
 
+/** A run queue and its schedule store under a fresh prefix, with one of its BullMQ queues (`name`) to look into. */
+function queueWithInsight(name: string, retrySeconds: number) {
+  const prefix = testRedisPrefix();
+  const capture = capturedLog();
+  const queue = createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix, log: capture.log, retrySeconds });
+  const schedules = testStore(prefix);
+  const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  const inner = new Queue(name, { connection, prefix });
+  const close = async () => {
+    await schedules.close();
+    await queue.close();
+    await inner.close();
+    connection.disconnect();
+  };
+  return { capture, queue, schedules, inner, close };
+}
+
 describe('slots in batch jobs', () => {
   async function withQueues(
     count: number,
@@ -258,17 +275,7 @@ describe('slots in batch jobs', () => {
   });
 
   it('writes the results waiting out a backoff as soon as a write works again, not when the backoff ends', async () => {
-    const prefix = testRedisPrefix();
-    const capture = capturedLog();
-    const queue = createBullmqRunQueue({
-      redisUrl: testRedisUrl(),
-      prefix,
-      log: capture.log,
-      retrySeconds: 600,
-    });
-    const schedules = testStore(prefix);
-    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const results = new Queue('default.results', { connection, prefix });
+    const { capture, queue, schedules, inner: results, close } = queueWithInsight('default.results', 600);
     const written: string[] = [];
     const away = () => new DependencyUnavailableError('database', 'connect ECONNREFUSED');
     const consumer = queue.consume(
@@ -308,10 +315,7 @@ describe('slots in batch jobs', () => {
       expect(capture.text()).toContain('database back: waiting results are written now');
     } finally {
       await consumer.close();
-      await results.close();
-      await connection.quit();
-      await schedules.close();
-      await queue.close();
+      await close();
     }
   });
 
@@ -384,17 +388,7 @@ describe('slots in batch jobs', () => {
 
 describe('a location whose workers cannot keep up', () => {
   it('stops queuing slots past 10 waiting batches, says so, and goes on once they keep up', async () => {
-    const prefix = testRedisPrefix();
-    const capture = capturedLog();
-    const queue = createBullmqRunQueue({
-      redisUrl: testRedisUrl(),
-      prefix,
-      log: capture.log,
-      retrySeconds: 10,
-    });
-    const schedules = testStore(prefix);
-    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    const batches = new Queue('default.slots', { connection, prefix });
+    const { capture, queue, schedules, inner: batches, close } = queueWithInsight('default.slots', 10);
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const delivered: string[] = [];
@@ -424,10 +418,7 @@ describe('a location whose workers cannot keep up', () => {
     } finally {
       release();
       await consumer.close();
-      await schedules.close();
-      await queue.close();
-      await batches.close();
-      connection.disconnect();
+      await close();
     }
     expect(new Set(delivered).size).toBe(delivered.length);
   }, 90_000);
