@@ -6,7 +6,10 @@ import { sql, type Kysely } from 'kysely';
 // the minutes are gone. `known_seconds` is null on rows summed before this migration: all their time from their
 // first minute counts as known, as it did. `folded_at` marks the gaps already turned into markers.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('run_rollups_minute').alterColumn('last_success', (c) => c.dropNotNull()).execute();
+  await db.schema
+    .alterTable('run_rollups_minute')
+    .alterColumn('last_success', (c) => c.dropNotNull())
+    .execute();
   for (const table of ['run_rollups_hour', 'run_rollups_day'])
     await db.schema.alterTable(table).addColumn('known_seconds', 'double precision').execute();
   await db.schema.alterTable('slot_gaps').addColumn('folded_at', 'timestamptz').execute();
@@ -25,5 +28,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable(table).dropColumn('known_seconds').execute();
   // Gap markers have no runs: without them the minutes are what they were before 0016.
   await sql`delete from run_rollups_minute where last_success is null`.execute(db);
-  await db.schema.alterTable('run_rollups_minute').alterColumn('last_success', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('run_rollups_minute')
+    .alterColumn('last_success', (c) => c.setNotNull())
+    .execute();
 }
