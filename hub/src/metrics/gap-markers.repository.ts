@@ -37,9 +37,10 @@ export async function foldGapsIntoRollups(db: Db, limit: number): Promise<number
     if (gaps.length === 0) return 0;
     const hours = tierKeysOf(gaps, hourOf);
     const days = tierKeysOf(gaps, dayOf);
+    // Minute, hour, then day rows: the order the run writers lock them in, so neither waits for the other in a cycle.
+    await addGapMarkers(tx, gaps);
     await lockTierRows(tx, 'run_rollups_hour', 'hour', hours);
     await lockTierRows(tx, 'run_rollups_day', 'day', days);
-    await addGapMarkers(tx, gaps);
     const keyOf = (k: TierKey) =>
       JSON.stringify([k.organizationId, k.monitorId, k.at.getTime(), k.environment]);
     const gone = new Set((await hoursMissingMinutes(tx, hours, 0)).map(keyOf));
