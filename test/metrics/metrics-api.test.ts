@@ -139,9 +139,16 @@ describe('metrics endpoints over known runs', () => {
     expect(m.errorDistribution).toEqual({ connection: 1, assertion: 1 });
   });
 
-  it('a monitor without runs is degraded with zero figures and no last run', async () => {
+  it('a monitor without runs is degraded with zero figures, no uptime (no data) and no last run', async () => {
     const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/idle');
-    expect(m).toMatchObject({ status: 'degraded', period: '24h', uptimePercent: 0, lastRun: null });
+    // No known time: uptime is null, not 0 (docs/adr/0048-uptime-counts-known-time.md).
+    expect(m).toMatchObject({
+      status: 'degraded',
+      period: '24h',
+      uptimePercent: null,
+      knownSeconds: 0,
+      lastRun: null,
+    });
     expect(m.runs).toEqual({ total: 0, successful: 0, failed: 0, successRate: 0 });
     expect(m.latency.p95DurationMs).toBe(0);
   });

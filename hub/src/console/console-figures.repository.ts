@@ -1,18 +1,22 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from '../metrics/hour-rollup.repository.js';
+import { KNOWN_SECONDS } from '../metrics/rollup-tier.repository.js';
 
 export interface UptimeDayRow {
   monitorId: string;
   day: Date;
   uptimePercent: number | null;
+  /** Seconds of the day (up to now) held by a result, not by a gap (docs/adr/0048-uptime-counts-known-time.md). */
+  knownSeconds: number;
   runs: number;
   failures: number;
 }
 
 /**
- * Day-tier rows of `monitorIds` (every environment) from `since`. A day's uptime is the time it spent up from its
- * first result to its end (or to `now`, today), as the period uptime of the metrics API weighs it.
+ * Day-tier rows of `monitorIds` (every environment) from `since`. A day's uptime is the share of its known time
+ * (from its first result to its end, or to `now` today, less what gaps held) it spent up, as the period uptime
+ * of the metrics API weighs it; null when none of it is known.
  */
 export async function listUptimeDays(
   db: Executor,
@@ -22,23 +26,18 @@ export async function listUptimeDays(
   now: Date,
 ): Promise<UptimeDayRow[]> {
   if (monitorIds.length === 0) return [];
+  const afterNow = sql`greatest(0, extract(epoch from day + interval '1 day' - ${now}::timestamptz))`;
   const rows = await db
-    .selectFrom('run_rollups_day')
-    .select((eb) => [
+    .selectFrom('run_rollups_day as d')
+    .select([
       'monitor_id',
       'day',
       'run_count',
       'failure_count',
-      eb
-        .case()
-        .when('first_minute', 'is', null)
-        .then(sql<number | null>`null`)
-        .else(
-          sql<number>`least(100, 100 * up_seconds / greatest(1, extract(epoch from
-            least(day + interval '1 day', ${now}::timestamptz) - first_minute)))`,
-        )
-        .end()
-        .as('uptime'),
+      // The row counts its last result as holding to the day's end; today, the time after `now` is not yet known.
+      sql<number | null>`case when first_minute is null then null else ${KNOWN_SECONDS('d', 'day')}
+        - case when last_success is null then 0 else ${afterNow} end end`.as('known'),
+      sql<number>`up_seconds - case when last_success then ${afterNow} else 0 end`.as('up'),
     ])
     .where('organization_id', '=', organizationId)
     .where('environment', '=', ALL_ENVIRONMENTS)
@@ -49,7 +48,11 @@ export async function listUptimeDays(
   return rows.map((row) => ({
     monitorId: row.monitor_id,
     day: row.day,
-    uptimePercent: row.uptime === null ? null : Math.round(Number(row.uptime) * 100) / 100,
+    uptimePercent:
+      row.known === null || Number(row.known) <= 0
+        ? null
+        : Math.round(Math.min(100, (100 * Number(row.up)) / Number(row.known)) * 100) / 100,
+    knownSeconds: row.known === null ? 0 : Math.max(0, Math.round(Number(row.known))),
     runs: Number(row.run_count),
     failures: Number(row.failure_count),
   }));

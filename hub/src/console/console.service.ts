@@ -60,6 +60,7 @@ export function createConsoleService({ db, clock, metrics }: ConsoleServiceDeps)
         return {
           day: day.toISOString().slice(0, 10),
           uptimePercent: row?.uptimePercent ?? null,
+          knownSeconds: row?.knownSeconds ?? 0,
           runs: row?.runs ?? 0,
           failures: row?.failures ?? 0,
         };

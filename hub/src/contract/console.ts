@@ -20,10 +20,15 @@ export const uptimeDaysQuery = z.strictObject({
 export const uptimeDaySchema = z
   .object({
     day: z.iso.date(),
-    uptimePercent: z
+    uptimePercent: z.number().nullable().meta({
+      description:
+        'Time-weighted uptime over the day’s known time (docs/adr/0048-uptime-counts-known-time.md); null on a day without known time.',
+    }),
+    knownSeconds: z
       .number()
-      .nullable()
-      .meta({ description: 'Time-weighted uptime from the day’s first result; null on a day without runs.' }),
+      .int()
+      .optional()
+      .meta({ description: 'Seconds of the day (up to now) held by a result rather than a gap.' }),
     runs: z.number().int(),
     failures: z.number().int(),
   })

@@ -263,9 +263,12 @@ export interface RunRollupMinuteTable {
   histogram: Json<Record<string, number>>;
   /** Error class -> failed runs. */
   error_classes: Json<Record<string, number>>;
-  /** Start of the minute's latest run and its result: the state the time-weighted uptime carries on. */
+  /**
+   * Start of the minute's latest run and its result: the state the time-weighted uptime carries on. A gap marker
+   * (no runs, migrations/0016-uptime-known-time.ts) has the gap's slot time and null: no data from then on.
+   */
   last_started_at: Timestamp;
-  last_success: boolean;
+  last_success: boolean | null;
 }
 
 /** The sums of an hour's minute rollups, per environment and for every environment (''), with uptime. */
@@ -286,7 +289,10 @@ export interface RunRollupHourTable {
   /** The hour's first minute with a result; seconds from then to the hour's end spent up; the last result. */
   first_minute: Timestamp | null;
   up_seconds: Generated<number>;
+  /** Seconds from `first_minute` to the end not held by a gap; null on rows summed before 0016 (all known). */
+  known_seconds: number | null;
   last_started_at: Timestamp | null;
+  /** The last result; null when it was a gap (or on a row not yet computed). */
   last_success: boolean | null;
 }
 
@@ -329,6 +335,8 @@ export interface SlotGapTable {
   slot_at: Timestamp;
   reason: string;
   recorded_at: Generated<Date>;
+  /** When the gap became a marker in the minute rollups (migrations/0016-uptime-known-time.ts); null until then. */
+  folded_at: Date | null;
 }
 
 /** Gaps ever recorded per location and reason: only ever grows (the `meerkat_slots_missed_total` counter). */

@@ -5,6 +5,7 @@ import { dayOf } from './time-buckets.js';
 import {
   addRunsToTier,
   DAY_TIER,
+  KNOWN_SECONDS,
   refreshTier,
   tierKeyRows,
   type TierIncrement,
@@ -13,7 +14,8 @@ import {
 /** Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces. */
 const hourPieces = (hourFilter: RawBuilder<unknown>) => sql`
   select h.organization_id, h.monitor_id, h.environment, h.first_minute as first_at,
-    h.hour + interval '1 hour' as internal_end, h.up_seconds as internal_up, h.run_count, h.success_count,
+    h.hour + interval '1 hour' as internal_end, h.up_seconds as internal_up,
+    ${KNOWN_SECONDS('h', 'hour')} as internal_known, h.run_count, h.success_count,
     h.failure_count, h.duration_count, h.duration_sum_ms, h.duration_min_ms, h.duration_max_ms, h.histogram,
     h.error_classes, h.last_started_at, h.last_success
   from run_rollups_hour h where h.first_minute is not null and ${hourFilter}`;

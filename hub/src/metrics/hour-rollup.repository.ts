@@ -20,7 +20,7 @@ export const ALL_ENVIRONMENTS = '';
  */
 const minutePieces = (minuteFilter: RawBuilder<unknown>) => sql`
   select r.organization_id, r.monitor_id, e.environment, r.minute as first_at, r.minute as internal_end,
-    0::float8 as internal_up, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
+    0::float8 as internal_up, 0::float8 as internal_known, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
     r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.last_started_at, r.last_success
   from run_rollups_minute r cross join lateral (values (r.environment), (${ALL_ENVIRONMENTS})) e(environment)
   where ${minuteFilter}`;
@@ -53,7 +53,7 @@ export async function addRunsToHours(
   if (late.length === 0) return;
   const keyOf = (k: { organizationId: string; monitorId: string; environment: string }) =>
     `${k.organizationId}\n${k.monitorId}\n${k.environment}`;
-  const gone = new Set((await hoursMissingMinutes(db, late)).map(keyOf));
+  const gone = new Set((await hoursMissingMinutes(db, late, 1)).map(keyOf));
   const whole = late.filter((k) => !gone.has(keyOf(k)));
   if (whole.length > 0)
     // Only the rows each late run left as they were (and locked).
@@ -78,16 +78,21 @@ export async function addRunsToHours(
 }
 
 /**
- * Of hour rows a late run left as they were, those whose minutes no longer add up to the row and the run: some
- * of that hour's minute rows are past their retention, so recomputing the row from them would lose runs.
+ * Of hour rows, those whose minutes no longer add up to the row and `pending` runs not yet in it (a late run
+ * that left the row as it was: 1): some of that hour's minute rows are past their retention, so recomputing the
+ * row from them would lose runs.
  */
-async function hoursMissingMinutes(db: Executor, left: readonly TierKey[]): Promise<TierKey[]> {
+export async function hoursMissingMinutes(
+  db: Executor,
+  left: readonly TierKey[],
+  pending: number,
+): Promise<TierKey[]> {
   const { rows } = await sql<TierKey>`
     select k.organization_id as "organizationId", k.monitor_id as "monitorId", k.environment, k.at
     from ${tierKeyRows(left)}
     join run_rollups_hour h on h.organization_id = k.organization_id and h.monitor_id = k.monitor_id
       and h.hour = k.at and h.environment = k.environment
-    where h.run_count + 1 > (select coalesce(sum(r.run_count), 0) from run_rollups_minute r
+    where h.run_count + ${pending} > (select coalesce(sum(r.run_count), 0) from run_rollups_minute r
       where r.organization_id = k.organization_id and r.monitor_id = k.monitor_id and r.minute >= k.at
         and r.minute < k.at + interval '1 hour'
         and (k.environment = ${ALL_ENVIRONMENTS} or r.environment = k.environment))`.execute(db);

@@ -79,21 +79,32 @@ export function healthStatus(
   return (totals.successes / totals.runs) * 100 < successThresholdPercent ? 'degraded' : 'healthy';
 }
 
+/** A period's uptime over its known time; null when none of it is known ("no data"). */
+export interface Uptime {
+  uptimePercent: number | null;
+  /** Seconds of the period held by a result: neither before the first one nor after a gap until the next. */
+  knownSeconds: number;
+}
+
 /**
- * Time-weighted uptime: the share of the period during which the latest known result was a success. Time
- * before the first known result is left out of the share; with no known result at all it is 0.
+ * Time-weighted uptime over known time (docs/adr/0048-uptime-counts-known-time.md): the share of the known time
+ * of the period during which the latest result was a success. A result holds until the next result or gap; a gap
+ * holds "no data" until the next result; time before the first result is not known either. `resultBefore` is the
+ * state the period starts in: a result, null after a gap, undefined with nothing before.
  */
-export function uptimePercent(
+export function uptimeOf(
   window: { start: Date; end: Date },
   spans: UptimeSpans | undefined,
-  resultBefore: boolean | undefined,
-): number {
+  resultBefore: boolean | null | undefined,
+): Uptime {
   const periodSeconds = (window.end.getTime() - window.start.getTime()) / 1000;
-  if (spans === undefined) {
-    if (resultBefore === undefined) return 0;
-    return resultBefore ? 100 : 0;
-  }
-  const leadIn = (spans.firstChangeAt.getTime() - window.start.getTime()) / 1000;
-  if (resultBefore === undefined) return percent(spans.upSeconds, periodSeconds - leadIn);
-  return percent(spans.upSeconds + (resultBefore ? leadIn : 0), periodSeconds);
+  const leadIn =
+    spans === undefined ? periodSeconds : (spans.firstChangeAt.getTime() - window.start.getTime()) / 1000;
+  const leadInKnown = typeof resultBefore === 'boolean' ? leadIn : 0;
+  const knownSeconds = (spans?.knownSeconds ?? 0) + leadInKnown;
+  const upSeconds = (spans?.upSeconds ?? 0) + (resultBefore === true ? leadIn : 0);
+  return {
+    uptimePercent: knownSeconds <= 0 ? null : percent(upSeconds, knownSeconds),
+    knownSeconds: Math.round(knownSeconds),
+  };
 }

@@ -67,7 +67,14 @@ export const monitorMetricsSchema = z
       p99DurationMs: z.number(),
       maxDurationMs: z.number(),
     }),
-    uptimePercent: z.number(),
+    uptimePercent: z.number().nullable().meta({
+      description:
+        'Time-weighted uptime over the known time of the period (docs/adr/0048-uptime-counts-known-time.md); null when none of it is known (no data).',
+    }),
+    knownSeconds: z.number().int().meta({
+      description:
+        'Seconds of the period held by a result: not before the first one, not from a gap to the next.',
+    }),
     recentFailures: z.array(z.object({ id: z.string(), startedAt: timestamp, errors: z.array(z.string()) })),
     errorDistribution: z.record(z.string(), z.number().int()).meta({
       description: `Failed runs by error class: ${ERROR_CLASSES.join(', ')}.`,
@@ -122,7 +129,10 @@ export const metricsSummarySchema = z
     }),
     runs: runCounts,
     latency: z.object({ p50DurationMs: z.number(), p95DurationMs: z.number(), p99DurationMs: z.number() }),
-    uptimePercent: z.number(),
+    uptimePercent: z.number().nullable().meta({
+      description: 'The mean uptime of the monitors with known time in the period; null when none has any.',
+    }),
+    knownSeconds: z.number().int().meta({ description: 'The known seconds of every monitor, summed.' }),
     failingMonitors: z.array(
       z.object({
         monitorId: z.string(),

@@ -62,7 +62,8 @@ const NO_FIGURES: FleetMonitorFigures = {
   failures: 0,
   p50DurationMs: 0,
   p95DurationMs: 0,
-  uptimePercent: 0,
+  uptimePercent: null,
+  knownSeconds: 0,
 };
 
 export function createMetricsService(deps: MetricsServiceDeps) {
@@ -180,7 +181,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
           successRate: percent(totals.successes, totals.runs),
         },
         latency: fullLatencyOf(totals),
-        uptimePercent: aggregates.uptime.get(monitor.id) ?? 0,
+        ...(aggregates.uptime.get(monitor.id) ?? { uptimePercent: null, knownSeconds: 0 }),
         recentFailures: failures.map((f) => ({ id: f.id, startedAt: f.at.toISOString(), errors: f.errors })),
         errorDistribution: totals.errorClasses,
         lastRun:
@@ -236,7 +237,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         environment,
       );
       const noRecentRuns = noRecent.length;
-      const ran = rows.filter((f) => f.figures.runs > 0);
+      const known = rows.flatMap((f) => (f.figures.uptimePercent === null ? [] : [f.figures.uptimePercent]));
       const sum = (pick: (f: FleetMonitorFigures) => number) => rows.reduce((t, f) => t + pick(f.figures), 0);
       const successful = sum((f) => f.successes);
       const total = sum((f) => f.runs);
@@ -258,9 +259,10 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         },
         latency: snapshot.latency,
         uptimePercent:
-          ran.length === 0
-            ? 0
-            : Math.round((ran.reduce((t, f) => t + f.figures.uptimePercent, 0) / ran.length) * 100) / 100,
+          known.length === 0
+            ? null
+            : Math.round((known.reduce((t, u) => t + u, 0) / known.length) * 100) / 100,
+        knownSeconds: sum((f) => f.knownSeconds),
         failingMonitors: failing
           .map((f) => ({
             monitorId: f.monitor.id,

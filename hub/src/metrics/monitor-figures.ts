@@ -6,7 +6,8 @@ import {
   latencyOf,
   mergedLatencyOf,
   periodWindow,
-  uptimePercent,
+  uptimeOf,
+  type Uptime,
 } from './metric-figures.js';
 import type { LatestRuns } from './latest-runs.repository.js';
 import { listMonitorsOf, type MonitorSummaryRow } from './metric-runs.repository.js';
@@ -32,7 +33,7 @@ export interface PeriodAggregates {
   window: PeriodWindow;
   monitors: MonitorSummaryRow[];
   totals: Map<string, RollupTotals>;
-  uptime: Map<string, number>;
+  uptime: Map<string, Uptime>;
 }
 
 /**
@@ -97,7 +98,7 @@ export async function periodAggregates(
     ),
   ]);
   const uptime = new Map(
-    monitors.map((m) => [m.id, uptimePercent(window, spans.get(m.id), before.get(m.id))] as const),
+    monitors.map((m) => [m.id, uptimeOf(window, spans.get(m.id), before.get(m.id))] as const),
   );
   return { window, monitors, totals, uptime };
 }
@@ -116,8 +117,11 @@ export interface FleetMonitorFigures {
   failures: number;
   p50DurationMs: number;
   p95DurationMs: number;
-  uptimePercent: number;
+  uptimePercent: number | null;
+  knownSeconds: number;
 }
+
+const NO_UPTIME: Uptime = { uptimePercent: null, knownSeconds: 0 };
 
 export function fleetSnapshotOf(aggregates: PeriodAggregates): FleetSnapshot {
   const all = aggregates.monitors.map((m) => aggregates.totals.get(m.id) ?? emptyTotals(m.id));
@@ -132,7 +136,7 @@ export function fleetSnapshotOf(aggregates: PeriodAggregates): FleetSnapshot {
           failures: totals.failures,
           p50DurationMs,
           p95DurationMs,
-          uptimePercent: aggregates.uptime.get(totals.monitorId) ?? 0,
+          ...(aggregates.uptime.get(totals.monitorId) ?? NO_UPTIME),
         };
         return [totals.monitorId, figures] as const;
       }),

@@ -13,11 +13,21 @@ export const HOUR_TIER: RollupTier = { table: 'run_rollups_hour', column: 'hour'
 export const DAY_TIER: RollupTier = { table: 'run_rollups_day', column: 'day', width: '1 day' };
 
 /**
+ * The known seconds of an hour or day rollup row aliased `alias`: its `known_seconds`, or for a row summed before
+ * migration 0016 (null), all of its time from its first minute to its end, as its uptime counted it then.
+ */
+export const KNOWN_SECONDS = (alias: string, column: 'hour' | 'day') =>
+  sql`coalesce(${sql.ref(`${alias}.known_seconds`)}, extract(epoch from ${sql.ref(`${alias}.${column}`)}
+    + ${sql.raw(column === 'hour' ? `interval '1 hour'` : `interval '1 day'`)} - ${sql.ref(`${alias}.first_minute`)}))`;
+
+/**
  * Recomputes the rows of `tier` that `pieces` fall into, from those pieces alone. A piece is a finer rollup
- * row (a minute, or an hour) in one shape: `first_at` (its first result), `internal_end` and `internal_up` (the
- * seconds it was up from `first_at` to `internal_end`, which a minute does not have), its sums and its last
- * result. The tier row sums them, and its uptime adds to their own the time from each piece's end to the next
- * piece's first result (or the row's end) while that piece's last result was a success. Pieces must be whole:
+ * row (a minute, or an hour) in one shape: `first_at` (its first result), `internal_end`, `internal_up` and
+ * `internal_known` (the seconds it was up, and known, from `first_at` to `internal_end`, which a minute does not
+ * have), its sums and its last result (null: a gap). The tier row sums them, and its uptime adds to their own
+ * the time from each piece's end to the next piece's first result (or the row's end) while that piece's last
+ * result was a success; its known seconds, the time while that last result was not a gap
+ * (docs/adr/0048-uptime-counts-known-time.md). Pieces must be whole:
  * every piece of each (monitor, environment, row) touched, or the recomputed row covers only some of them.
  */
 export async function refreshTier(
@@ -52,16 +62,18 @@ export async function refreshTier(
         max(duration_max_ms) as duration_max_ms, min(first_at) as first_minute,
         sum(internal_up) + coalesce(sum(extract(epoch from greatest(until, internal_end) - internal_end))
           filter (where last_success), 0) as up_seconds,
+        sum(internal_known) + coalesce(sum(extract(epoch from greatest(until, internal_end) - internal_end))
+          filter (where last_success is not null), 0) as known_seconds,
         max(last_started_at) as last_started_at, bool_or(last_success) filter (where from_last = 1) as last_success
       from spans group by 1, 2, 3, 4
     )
     insert into ${sql.table(tier.table)} (organization_id, monitor_id, ${sql.ref(tier.column)}, environment,
       run_count, success_count, failure_count, duration_count, duration_sum_ms, duration_min_ms, duration_max_ms,
-      histogram, error_classes, first_minute, up_seconds, last_started_at, last_success)
+      histogram, error_classes, first_minute, up_seconds, known_seconds, last_started_at, last_success)
     select t.organization_id, t.monitor_id, t.bucket, t.environment, t.run_count, t.success_count, t.failure_count,
       t.duration_count, t.duration_sum_ms, t.duration_min_ms, t.duration_max_ms,
       coalesce(hi.counts, '{}'::jsonb), coalesce(er.counts, '{}'::jsonb), t.first_minute, t.up_seconds,
-      t.last_started_at, t.last_success
+      t.known_seconds, t.last_started_at, t.last_success
     from totals t
     left join histograms hi using (organization_id, monitor_id, bucket, environment)
     left join errors er using (organization_id, monitor_id, bucket, environment)
@@ -71,7 +83,7 @@ export async function refreshTier(
       duration_sum_ms = excluded.duration_sum_ms, duration_min_ms = excluded.duration_min_ms,
       duration_max_ms = excluded.duration_max_ms, histogram = excluded.histogram,
       error_classes = excluded.error_classes, first_minute = excluded.first_minute,
-      up_seconds = excluded.up_seconds, last_started_at = excluded.last_started_at,
+      up_seconds = excluded.up_seconds, known_seconds = excluded.known_seconds, last_started_at = excluded.last_started_at,
       last_success = excluded.last_success`.execute(db);
 }
 
@@ -150,7 +162,7 @@ export function addRunCounts(alias: string): RawBuilder<unknown> {
  * monitor queue on its rows instead of deadlocking). Sums, extremes and counts are added to. So is the uptime: a
  * row holds the seconds from its first result to its end during which the latest result was a success, as if
  * the latest result held until the end; a result later than every other of the row changes the state from its
- * minute to the end, so the row gains or loses that stretch. A result earlier than the row's last minute would
+ * minute to the end, so the row gains or loses that stretch (and, after a gap, gains it as known time). A result earlier than the row's last minute would
  * change a stretch the row cannot see: its row is locked and left as it was, and its key returned (with that
  * row's environment), to be recomputed from the finer tier (`refreshTier`, which must follow in the same
  * transaction) or, where the finer rows are gone, added to with `addRunCountsOnly`.
@@ -168,14 +180,17 @@ export async function addRunsToTier(
     { ...run, environment: run.environment },
   ]);
   const later = sql`excluded.last_started_at >= t.last_started_at`;
+  const toEnd = sql`extract(epoch from excluded.${sql.ref(tier.column)} + ${sql.raw(`interval '${tier.width}'`)}
+    - excluded.first_minute)`;
   const { rows: added } = await sql<{ organizationId: string; monitorId: string; environment: string }>`
     ${insertTierRows(tier, rows)} ${addRunCounts('t')},
       first_minute = coalesce(t.first_minute, excluded.first_minute),
       up_seconds = case when t.last_started_at is null then excluded.up_seconds
-        when ${later} then t.up_seconds + (excluded.last_success::int - t.last_success::int)
-          * extract(epoch from excluded.${sql.ref(tier.column)} + ${sql.raw(`interval '${tier.width}'`)}
-            - excluded.first_minute)
+        when ${later} then t.up_seconds + (excluded.last_success::int - coalesce(t.last_success::int, 0)) * ${toEnd}
         else t.up_seconds end,
+      known_seconds = case when t.last_started_at is null then excluded.known_seconds
+        when ${later} and t.last_success is null then t.known_seconds + ${toEnd}
+        else t.known_seconds end,
       last_success = case when t.last_started_at is null or ${later} then excluded.last_success
         else t.last_success end,
       last_started_at = greatest(t.last_started_at, excluded.last_started_at)
@@ -214,9 +229,9 @@ function insertTierRows(tier: RollupTier, rows: readonly TierIncrement[]) {
   const width = sql.raw(`interval '${tier.width}'`);
   return sql`
     insert into ${sql.table(tier.table)} as t (organization_id, monitor_id, ${column}, environment,
-      ${RUN_COUNT_COLUMNS}, first_minute, up_seconds, last_started_at, last_success)
+      ${RUN_COUNT_COLUMNS}, first_minute, up_seconds, known_seconds, last_started_at, last_success)
     select o, m, a, e, ${RUN_COUNT_VALUES}, mi, case when s then extract(epoch from a + ${width} - mi) else 0 end,
-      st, s
+      extract(epoch from a + ${width} - mi), st, s
     from unnest(${rows.map((r) => r.organizationId)}::text[], ${rows.map((r) => r.monitorId)}::text[],
       ${timestampArray(rows.map((r) => r.at))}, ${rows.map((r) => r.environment)}::text[], ${runCountArrays(rows)},
       ${timestampArray(rows.map((r) => r.minute))}, ${timestampArray(rows.map((r) => r.startedAt))})

@@ -6,6 +6,7 @@ import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
 import {
   addRunCounts,
+  KNOWN_SECONDS,
   RUN_COUNT_COLUMNS,
   RUN_COUNT_VALUES,
   runCountArrays,
@@ -94,8 +95,8 @@ export function planSegments(scope: Pick<RollupScope, 'fromMinute' | 'periodStar
 
 /**
  * The rollup rows a read covers, in one shape, from the segments of `planSegments`. A minute row is an instant
- * (`first_at` = `internal_end`, no inner uptime); an hour or day row carries its own uptime from its first
- * minute to its end. Without an environment the hour and day "every environment" rows are read.
+ * (`first_at` = `internal_end`, no inner uptime); an hour or day row carries its own uptime and known time
+ * from its first minute to its end. Without an environment the hour and day "every environment" rows are read.
  */
 export function rollupSource(scope: RollupScope) {
   const monitorFilter = (alias: string) =>
@@ -105,7 +106,7 @@ export function rollupSource(scope: RollupScope) {
       return sql`
         select r.monitor_id, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
           r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.minute as first_at,
-          r.minute as internal_end, 0::float8 as internal_up, r.last_started_at, r.last_success
+          r.minute as internal_end, 0::float8 as internal_up, 0::float8 as internal_known, r.last_started_at, r.last_success
         from run_rollups_minute r where r.organization_id = ${scope.organizationId} and r.minute >= ${segment.from}
           and ${last ? sql`r.minute <= ${segment.to}` : sql`r.minute < ${segment.to}`} ${monitorFilter('r')}
           ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
@@ -115,7 +116,8 @@ export function rollupSource(scope: RollupScope) {
     return sql`
       select t.monitor_id, t.run_count, t.success_count, t.failure_count, t.duration_count, t.duration_sum_ms,
         t.duration_min_ms, t.duration_max_ms, t.histogram, t.error_classes, t.first_minute as first_at,
-        ${column} + ${width} as internal_end, t.up_seconds as internal_up, t.last_started_at, t.last_success
+        ${column} + ${width} as internal_end, t.up_seconds as internal_up,
+        ${KNOWN_SECONDS('t', segment.tier)} as internal_known, t.last_started_at, t.last_success
       from ${table} t where t.organization_id = ${scope.organizationId} and ${column} >= ${segment.from}
         and ${column} < ${segment.to} and t.environment = ${scope.environment ?? ALL_ENVIRONMENTS}
         ${monitorFilter('t')}`;
@@ -189,11 +191,14 @@ export interface UptimeSpans {
   firstChangeAt: Date;
   /** Seconds from `firstChangeAt` to `periodEnd` during which the latest result was a success. */
   upSeconds: number;
+  /** Seconds from `firstChangeAt` to `periodEnd` not held by a gap (docs/adr/0048-uptime-counts-known-time.md). */
+  knownSeconds: number;
 }
 
 /**
  * Per monitor: the latest result of each minute holds from that minute (or `periodStart`) until the next minute
- * with a result (or `periodEnd`); the seconds those successes hold are summed.
+ * with a result (or `periodEnd`); the seconds those successes hold are summed, and those any result (not a gap
+ * marker) holds.
  */
 export async function uptimeSpans(
   db: Executor,
@@ -203,22 +208,25 @@ export async function uptimeSpans(
   // Rows in (time, latest start) order: a row's last result holds from its end until the next row's first
   // change, so of several minute rows in one minute (several locations) only the one with the latest run holds
   // for the rest of that minute. An hour row adds the seconds it was up from its first minute to its end.
-  const { rows } = await sql<{ monitorId: string; firstChangeAt: Date; upSeconds: number }>`
+  const { rows } = await sql<UptimeSpans>`
     with spans as (
       select r.monitor_id, greatest(r.first_at, ${period.start}::timestamptz) as since, r.last_success as up,
-        r.internal_up, greatest(r.internal_end, ${period.start}::timestamptz) as internal_end,
+        r.internal_up, r.internal_known, greatest(r.internal_end, ${period.start}::timestamptz) as internal_end,
         coalesce(lead(r.first_at) over (partition by r.monitor_id order by r.first_at, r.last_started_at),
           ${period.end}::timestamptz) as until
       from ${rollupSource(scope)} r
     )
     select monitor_id as "monitorId", min(since) as "firstChangeAt", (sum(internal_up) + coalesce(sum(extract(
-      epoch from greatest(until, internal_end) - internal_end)) filter (where up), 0))::float8 as "upSeconds"
+      epoch from greatest(until, internal_end) - internal_end)) filter (where up), 0))::float8 as "upSeconds",
+      (sum(internal_known) + coalesce(sum(extract(epoch from greatest(until, internal_end) - internal_end))
+        filter (where up is not null), 0))::float8 as "knownSeconds"
     from spans group by monitor_id`.execute(db);
   return new Map(rows.map((row) => [row.monitorId, row]));
 }
 
 /**
- * Per monitor: the latest result recorded before `before` (the state a period starts in), if any. From the minute
+ * Per monitor: the latest result recorded before `before` (the state a period starts in), if any; null when that
+ * was a gap (the period starts with no data). From the minute
  * rows, or when none is left before it (minute rows past their retention are gone), from the hour rows of the
  * whole hours before; `tier: 'hour'` reads only those, for a period whose minute rows may be gone.
  */
@@ -228,7 +236,7 @@ export async function resultsBefore(
   monitorIds: readonly string[],
   { before, tier }: { before: Date; tier: 'minute' | 'hour' },
   environment: string | undefined,
-): Promise<Map<string, boolean>> {
+): Promise<Map<string, boolean | null>> {
   if (monitorIds.length === 0) return new Map();
   const fromHours = sql`(select h.last_success from run_rollups_hour h
     where h.organization_id = ${organizationId} and h.monitor_id = m.id and h.hour < ${hourOf(before)}
@@ -243,7 +251,7 @@ export async function resultsBefore(
             ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}
           order by r.minute desc, r.last_started_at desc limit 1)
         union all ${fromHours} limit 1`;
-  const { rows } = await sql<{ monitorId: string; up: boolean }>`
+  const { rows } = await sql<{ monitorId: string; up: boolean | null }>`
     select m.id as "monitorId", prior.last_success as up
     from unnest(${[...monitorIds]}::text[]) as m(id) cross join lateral (${prior}) as prior`.execute(db);
   return new Map(rows.map((row) => [row.monitorId, row.up]));

@@ -6,6 +6,7 @@ import { startPeriodic } from '../system/periodic.js';
 import { startSlotAuditor } from '../ledger/slot-auditor.js';
 import { startRunRetention } from '../scheduling/run-retention.js';
 import { accountedSlots } from '../ledger/slot-gap.repository.js';
+import { foldGapsIntoRollups } from '../metrics/gap-markers.repository.js';
 import {
   drainScheduleOutbox,
   reconcileAllSchedules,
@@ -15,6 +16,9 @@ import {
 const OUTBOX_POLL_MS = 1000;
 const FULL_RECONCILE_MS = 10 * 60 * 1000;
 const SLOT_AUDIT_MS = 10_000;
+const GAP_FOLD_MS = 5_000;
+/** Gaps folded into the rollups per transaction. */
+const GAP_FOLD_BATCH = 1_000;
 
 /**
  * Keeps one schedule per (monitor, location) in Redis (docs/adr/0023-batched-run-jobs.md; the workers turn
@@ -24,7 +28,8 @@ const SLOT_AUDIT_MS = 10_000;
  * replica without the schedules, or lost any schedule key (eviction, FLUSHDB) no longer matches it, and the
  * schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
  * runs past RUN_RETENTION_DAYS, and audits the slot ledger every 10 s: a settled slot with neither a run nor a
- * gap becomes a gap `lost` (docs/adr/0025-slot-ledger.md).
+ * gap becomes a gap `lost` (docs/adr/0025-slot-ledger.md). Every 5 s the gaps recorded since become "no data"
+ * markers in the rollups (docs/adr/0048-uptime-counts-known-time.md).
  */
 export async function startScheduler(options: {
   settings: Readonly<Settings>;
@@ -86,12 +91,20 @@ export async function startScheduler(options: {
     settings,
     intervalMs: SLOT_AUDIT_MS,
   });
+  const gapFold = startPeriodic(
+    async () => {
+      while ((await foldGapsIntoRollups(components.db, GAP_FOLD_BATCH)) === GAP_FOLD_BATCH);
+    },
+    GAP_FOLD_MS,
+    (error) => log.error({ err: error }, 'folding gaps into the rollups failed'),
+  );
   log.info({ locations }, 'scheduler running');
   return {
     async close() {
       await sync.stop();
       await retention.stop();
       await audit.stop();
+      await gapFold.stop();
     },
   };
 }
