@@ -14,6 +14,7 @@ import * as slotGaps from './0012-slot-gaps.js';
 import * as organizationQuotas from './0013-organization-quotas.js';
 import * as silencesAndMaintenance from './0014-silences-and-maintenance.js';
 import * as heartbeats from './0015-heartbeats.js';
+import * as runDetailsCompaction from './0017-run-details-compaction.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0013-organization-quotas': organizationQuotas,
   '0014-silences-and-maintenance': silencesAndMaintenance,
   '0015-heartbeats': heartbeats,
+  '0017-run-details-compaction': runDetailsCompaction,
 };
