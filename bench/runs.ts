@@ -30,6 +30,9 @@ const { values } = parseArgs({
     every: { type: 'string', default: '60' },
     duration: { type: 'string', default: '120' },
     concurrency: { type: 'string', default: '100' },
+    // RUN_DETAILS_KEEP_MINUTES and RUN_DETAILS_KEEP_LATEST of the scheduler (the hub's defaults when absent).
+    'keep-minutes': { type: 'string' },
+    'keep-latest': { type: 'string' },
   },
 });
 const monitors = Number(values.monitors);
@@ -80,6 +83,8 @@ try {
       REAPER_INTERVAL_SECONDS: '30',
       // The bench target listens on loopback, which a worker refuses unless allowed (docs/egress.md).
       EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
+      ...(values['keep-minutes'] === undefined ? {} : { RUN_DETAILS_KEEP_MINUTES: values['keep-minutes'] }),
+      ...(values['keep-latest'] === undefined ? {} : { RUN_DETAILS_KEEP_LATEST: values['keep-latest'] }),
     },
     'worker',
   );

@@ -14,6 +14,8 @@ const TABLES = [
 
 export interface StorageSnapshot {
   walLsn: string;
+  /** Full-page images written since the server started (pg_stat_wal): the WAL a checkpoint's first touch costs. */
+  walFullPages: number | undefined;
   tables: Record<(typeof TABLES)[number], { bytes: number; rows: number }>;
 }
 
@@ -28,7 +30,9 @@ export async function storageSnapshot(db: Db): Promise<StorageSnapshot> {
     tables[table] = { bytes: Number(rows[0]?.bytes ?? 0), rows: Number(rows[0]?.rows ?? 0) };
   }
   const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(db);
-  return { walLsn: rows[0]?.lsn ?? '0/0', tables };
+  const { rows: fpi } = await sql<{ fpi: string }>`select wal_fpi::text as fpi from pg_stat_wal`.execute(db);
+  const fullPages = fpi[0] === undefined ? undefined : Number(fpi[0].fpi);
+  return { walLsn: rows[0]?.lsn ?? '0/0', walFullPages: fullPages, tables };
 }
 
 /**
@@ -62,5 +66,59 @@ export async function storageReport(
   }
   lines.push(`| all | | ${total} | ${Math.round(total / runs)} | | | |`);
   lines.push('', `WAL: ${wal} bytes, ${Math.round(wal / runs)} per run`);
+  if (before.walFullPages !== undefined && after.walFullPages !== undefined) {
+    const pages = after.walFullPages - before.walFullPages;
+    lines.push(`WAL full-page images: ${pages} (${(pages / runs).toFixed(2)} per run, each up to 8 KiB)`);
+  }
+  return [...lines, '', ...(await runBytesByPart(db))];
+}
+
+const RUN_COLUMNS = [
+  'organization_id',
+  'id',
+  'monitor_id',
+  'execution_group_id',
+  'location',
+  'environment',
+  'status',
+  'triggered_by',
+  'schedule_slot',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'success',
+  'errors',
+  'steps',
+  'browser',
+  'created_at',
+] as const;
+
+/**
+ * Where a run's bytes go: the average stored size of each column of the finished runs (`pg_column_size`, after
+ * compression), split between passing runs whose details were compacted and the others, and each index's size per
+ * row. Answers which columns to make smaller before making any.
+ */
+async function runBytesByPart(db: Db): Promise<string[]> {
+  const sizes = RUN_COLUMNS.map((c) => sql`avg(coalesce(pg_column_size(${sql.ref(c)}), 0))::int`);
+  const { rows } = await sql<{ kind: string; n: string; row: number; sizes: number[] }>`
+    select case when to_jsonb(runs.*) ->> 'details_compacted' = 'true' then 'compacted' when success then 'passing' else 'failing' end as kind,
+      count(*)::text as n, avg(pg_column_size(runs.*))::int as row, array[${sql.join(sizes)}] as sizes
+    from runs where status in ('completed', 'failed') group by 1 order by 1`.execute(db);
+  const lines = [
+    `| runs | count | whole row | ${RUN_COLUMNS.join(' | ')} |`,
+    `|---|---|---|${RUN_COLUMNS.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.kind} | ${r.n} | ${r.row} | ${r.sizes.join(' | ')} |`),
+  ];
+  const { rows: indexes } = await sql<{ name: string; bytes: string; rows: string }>`
+    select parent.relname as name, sum(pg_relation_size(child.oid))::text as bytes,
+      (select count(*) from runs)::text as rows
+    from pg_inherits i join pg_class parent on parent.oid = i.inhparent join pg_class child on child.oid = i.inhrelid
+    join pg_index pi on pi.indexrelid = parent.oid
+    where pi.indrelid = 'runs'::regclass group by parent.relname order by parent.relname`.execute(db);
+  lines.push('', '| runs index | bytes | bytes per row |', '|---|---|---|');
+  for (const index of indexes)
+    lines.push(
+      `| ${index.name} | ${index.bytes} | ${Math.round(Number(index.bytes) / Number(index.rows))} |`,
+    );
   return lines;
 }

@@ -62,6 +62,8 @@ describe('settings', () => {
       /^invalid setting SECRETS_KEY: is required/,
     ],
     [{ SECRETS_KEY: key }, 'worker', /^invalid setting REDIS_URL: is required by meerkat worker/],
+    [{ RUN_DETAILS_KEEP_MINUTES: '-5' }, 'dev', /^invalid setting RUN_DETAILS_KEEP_MINUTES: /],
+    [{ RUN_DETAILS_KEEP_LATEST: '0' }, 'dev', /^invalid setting RUN_DETAILS_KEEP_LATEST: .*\(got "0"\)$/],
   ] as const)('refuses %j for %s with one line naming the setting', (env, kind, message) => {
     expect(() => loadSettings(env, kind)).toThrow(InvalidSettingError);
     expect(() => loadSettings(env, kind)).toThrow(message);

@@ -1,5 +1,7 @@
 // Rows written straight to the database, for tests of the runs table itself (partitions, list totals).
+import { afterEach, beforeEach } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
+import type { EngineUnderTest } from '../harness/engines.js';
 import { jsonColumn } from '../../hub/src/db/json-column.js';
 
 export const DAY_MS = 86_400_000;
@@ -57,3 +59,18 @@ export const minuteRollupRow = (minute: Date) => ({
   last_started_at: minute,
   last_success: true,
 });
+
+/** A fresh migrated database of `engine` for each test, holding the monitor row `mon-1`: read it inside a test. */
+export function freshDatabaseWithMonitor(engine: EngineUnderTest): () => Db {
+  let db: Db | undefined;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    ({ db, dispose } = await engine.open());
+    await insertMonitorRow(db);
+  });
+  afterEach(() => dispose?.());
+  return () => {
+    if (db === undefined) throw new Error('the database is opened before each test');
+    return db;
+  };
+}

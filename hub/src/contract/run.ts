@@ -34,6 +34,14 @@ export const runSchema = z
     steps: z.array(z.record(z.string(), z.unknown())).nullable().meta({
       description: 'Per-step results (status, timings, bytes, assertion outcomes); an extra field.',
     }),
+    detailsCompacted: z
+      .literal(true)
+      .optional()
+      .meta({
+        description:
+          'Present when this passing run’s step details (request, response excerpt, timings, assertions) were ' +
+          'compacted away: each step keeps its node, type, status and duration (RUN_DETAILS_KEEP_MINUTES).',
+      }),
     createdAt: z.iso.datetime(),
     monitor: runMonitorSummarySchema.optional().meta({ description: 'In the runs list only.' }),
   })

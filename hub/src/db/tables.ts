@@ -91,6 +91,8 @@ export interface RunTable {
   /** Written from the runner's step reports (any JSON values, as a queue hands them over), read as records. */
   steps: ColumnType<StoredStep[], JsonText<readonly unknown[]>, JsonText<readonly unknown[]>> | null;
   browser: string | null;
+  /** Null until the compaction job looked at a passing run; true once its steps were compacted (ADR 0050). */
+  details_compacted: boolean | null;
   created_at: CreatedAt;
 }
 

@@ -41,6 +41,7 @@ function runRowToRun(
     success: row.success,
     errors: row.errors,
     steps: row.steps,
+    ...(row.details_compacted === true ? { detailsCompacted: true as const } : {}),
     createdAt: row.created_at.toISOString(),
     ...(monitor === undefined
       ? {}

@@ -5,6 +5,7 @@ import { systemClock } from '../system/clock.js';
 import { startPeriodic } from '../system/periodic.js';
 import { startSlotAuditor } from '../ledger/slot-auditor.js';
 import { startRunRetention } from '../scheduling/run-retention.js';
+import { startRunDetailsCompaction } from '../scheduling/run-details-compaction.js';
 import { accountedSlots } from '../ledger/slot-gap.repository.js';
 import { foldGapsIntoRollups } from '../metrics/gap-markers.repository.js';
 import {
@@ -27,9 +28,10 @@ const GAP_FOLD_BATCH = 1_000;
  * reconcile left in Redis, with each location's schedule count: a Redis that restarted empty, failed over to a
  * replica without the schedules, or lost any schedule key (eviction, FLUSHDB) no longer matches it, and the
  * schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
- * runs past RUN_RETENTION_DAYS, and audits the slot ledger every 10 s: a settled slot with neither a run nor a
- * gap becomes a gap `lost` (docs/adr/0025-slot-ledger.md). Every 5 s the gaps recorded since become "no data"
- * markers in the rollups (docs/adr/0048-uptime-counts-known-time.md).
+ * runs past RUN_RETENTION_DAYS, compacts passing runs' details (docs/adr/0050-run-details-compaction.md), and
+ * audits the slot ledger every 10 s: a settled slot with neither a run nor a gap becomes a gap `lost`
+ * (docs/adr/0025-slot-ledger.md). Every 5 s the gaps recorded since become "no data" markers in the rollups
+ * (docs/adr/0048-uptime-counts-known-time.md).
  */
 export async function startScheduler(options: {
   settings: Readonly<Settings>;
@@ -84,6 +86,14 @@ export async function startScheduler(options: {
     minuteRollupRetentionDays: settings.MINUTE_ROLLUP_RETENTION_DAYS,
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
   });
+  const compaction = startRunDetailsCompaction({
+    db: components.maintenanceDb,
+    clock: systemClock,
+    log,
+    keepLatest: settings.RUN_DETAILS_KEEP_LATEST,
+    keepMinutes: settings.RUN_DETAILS_KEEP_MINUTES,
+    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
+  });
   const audit = startSlotAuditor({
     db: components.db,
     log,
@@ -103,6 +113,7 @@ export async function startScheduler(options: {
     async close() {
       await sync.stop();
       await retention.stop();
+      await compaction?.stop();
       await audit.stop();
       await gapFold.stop();
     },

@@ -15,6 +15,7 @@ import * as organizationQuotas from './0013-organization-quotas.js';
 import * as silencesAndMaintenance from './0014-silences-and-maintenance.js';
 import * as heartbeats from './0015-heartbeats.js';
 import * as uptimeKnownTime from './0016-uptime-known-time.js';
+import * as runDetailsCompaction from './0017-run-details-compaction.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0014-silences-and-maintenance': silencesAndMaintenance,
   '0015-heartbeats': heartbeats,
   '0016-uptime-known-time': uptimeKnownTime,
+  '0017-run-details-compaction': runDetailsCompaction,
 };
