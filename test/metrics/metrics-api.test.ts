@@ -139,13 +139,13 @@ describe('metrics endpoints over known runs', () => {
     expect(m.errorDistribution).toEqual({ connection: 1, assertion: 1 });
   });
 
-  it('a monitor without runs is degraded with zero figures, no uptime (no data) and no last run', async () => {
+  it('a monitor without runs is degraded with zero figures, no known time and no last run', async () => {
     const m = await getData<MonitorMetrics>(hub, '/metrics/monitors/idle');
-    // No known time: uptime is null, not 0 (docs/adr/0048-uptime-counts-known-time.md).
+    // No known time: knownSeconds 0 says no data; uptime stays the contract's number, 0 as before.
     expect(m).toMatchObject({
       status: 'degraded',
       period: '24h',
-      uptimePercent: null,
+      uptimePercent: 0,
       knownSeconds: 0,
       lastRun: null,
     });

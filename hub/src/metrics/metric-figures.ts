@@ -79,9 +79,12 @@ export function healthStatus(
   return (totals.successes / totals.runs) * 100 < successThresholdPercent ? 'degraded' : 'healthy';
 }
 
-/** A period's uptime over its known time; null when none of it is known ("no data"). */
+/**
+ * A period's uptime over its known time. With none known ("no data") it is 0, as the contract's number was for a
+ * monitor without runs, and `knownSeconds` 0 tells no data from down (docs/adr/0048-uptime-counts-known-time.md).
+ */
 export interface Uptime {
-  uptimePercent: number | null;
+  uptimePercent: number;
   /** Seconds of the period held by a result: neither before the first one nor after a gap until the next. */
   knownSeconds: number;
 }
@@ -104,7 +107,7 @@ export function uptimeOf(
   const knownSeconds = (spans?.knownSeconds ?? 0) + leadInKnown;
   const upSeconds = (spans?.upSeconds ?? 0) + (resultBefore === true ? leadIn : 0);
   return {
-    uptimePercent: knownSeconds <= 0 ? null : percent(upSeconds, knownSeconds),
+    uptimePercent: knownSeconds <= 0 ? 0 : percent(upSeconds, knownSeconds),
     knownSeconds: Math.round(knownSeconds),
   };
 }

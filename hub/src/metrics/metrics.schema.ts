@@ -67,9 +67,9 @@ export const monitorMetricsSchema = z
       p99DurationMs: z.number(),
       maxDurationMs: z.number(),
     }),
-    uptimePercent: z.number().nullable().meta({
+    uptimePercent: z.number().meta({
       description:
-        'Time-weighted uptime over the known time of the period (docs/adr/0048-uptime-counts-known-time.md); null when none of it is known (no data).',
+        'Time-weighted uptime over the known time of the period (docs/adr/0048-uptime-counts-known-time.md); 0 when none of it is known: knownSeconds 0 says no data.',
     }),
     knownSeconds: z.number().int().meta({
       description:
@@ -129,8 +129,9 @@ export const metricsSummarySchema = z
     }),
     runs: runCounts,
     latency: z.object({ p50DurationMs: z.number(), p95DurationMs: z.number(), p99DurationMs: z.number() }),
-    uptimePercent: z.number().nullable().meta({
-      description: 'The mean uptime of the monitors with known time in the period; null when none has any.',
+    uptimePercent: z.number().meta({
+      description:
+        'The mean uptime of the monitors with known time in the period; 0 when none has any (knownSeconds 0).',
     }),
     knownSeconds: z.number().int().meta({ description: 'The known seconds of every monitor, summed.' }),
     failingMonitors: z.array(

@@ -62,7 +62,7 @@ const NO_FIGURES: FleetMonitorFigures = {
   failures: 0,
   p50DurationMs: 0,
   p95DurationMs: 0,
-  uptimePercent: null,
+  uptimePercent: 0,
   knownSeconds: 0,
 };
 
@@ -181,7 +181,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
           successRate: percent(totals.successes, totals.runs),
         },
         latency: fullLatencyOf(totals),
-        ...(aggregates.uptime.get(monitor.id) ?? { uptimePercent: null, knownSeconds: 0 }),
+        ...(aggregates.uptime.get(monitor.id) ?? { uptimePercent: 0, knownSeconds: 0 }),
         recentFailures: failures.map((f) => ({ id: f.id, startedAt: f.at.toISOString(), errors: f.errors })),
         errorDistribution: totals.errorClasses,
         lastRun:
@@ -237,7 +237,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         environment,
       );
       const noRecentRuns = noRecent.length;
-      const known = rows.flatMap((f) => (f.figures.uptimePercent === null ? [] : [f.figures.uptimePercent]));
+      const known = rows.flatMap((f) => (f.figures.knownSeconds > 0 ? [f.figures.uptimePercent] : []));
       const sum = (pick: (f: FleetMonitorFigures) => number) => rows.reduce((t, f) => t + pick(f.figures), 0);
       const successful = sum((f) => f.successes);
       const total = sum((f) => f.runs);
@@ -259,9 +259,7 @@ export function createMetricsService(deps: MetricsServiceDeps) {
         },
         latency: snapshot.latency,
         uptimePercent:
-          known.length === 0
-            ? null
-            : Math.round((known.reduce((t, u) => t + u, 0) / known.length) * 100) / 100,
+          known.length === 0 ? 0 : Math.round((known.reduce((t, u) => t + u, 0) / known.length) * 100) / 100,
         knownSeconds: sum((f) => f.knownSeconds),
         failingMonitors: failing
           .map((f) => ({

@@ -117,11 +117,11 @@ export interface FleetMonitorFigures {
   failures: number;
   p50DurationMs: number;
   p95DurationMs: number;
-  uptimePercent: number | null;
+  uptimePercent: number;
   knownSeconds: number;
 }
 
-const NO_UPTIME: Uptime = { uptimePercent: null, knownSeconds: 0 };
+const NO_UPTIME: Uptime = { uptimePercent: 0, knownSeconds: 0 };
 
 export function fleetSnapshotOf(aggregates: PeriodAggregates): FleetSnapshot {
   const all = aggregates.monitors.map((m) => aggregates.totals.get(m.id) ?? emptyTotals(m.id));

@@ -106,7 +106,7 @@ export function MonitorDetailPage({
           <caption>
             {metrics.runs.total} runs over {period},{' '}
             {percent(metrics.runs.total === 0 ? null : metrics.runs.successRate)} successful, uptime{' '}
-            {percent(metrics.uptimePercent)}
+            {percent(metrics.knownSeconds === 0 ? null : metrics.uptimePercent)}
           </caption>
           <thead>
             <tr>
