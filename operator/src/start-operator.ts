@@ -112,6 +112,8 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       ...(options.refreshMs === undefined ? {} : { refreshMs: options.refreshMs }),
       waitBeforeRetry: (error) =>
         error instanceof HubUnreachableError ? availability.whenBack() : undefined,
+      // An edit, a creation, a deletion or run-now goes ahead of the fleet's refreshes (ADR 0049).
+      isUrgent: index.isPending,
     });
     const informer = startResourceInformer<MonitorResource>({
       kubeConfig: options.kubeConfig,
