@@ -407,6 +407,25 @@ describe('reconcileMonitor', () => {
     expect(Object.keys(status)).not.toContain('p95Ms');
   });
 
+  it('a new Monitor without runs writes no HealthChanged Event; its first verdict and a later gap do', async () => {
+    const { hub, resources, deps, events } = setUp();
+    const noRuns = { runs: { total: 0, successRate: 0 }, latency: { p95DurationMs: 0 } };
+    const healthChanges = () => events.filter((event) => event.reason === 'HealthChanged');
+    hub.figures = { status: 'healthy', ...noRuns, lastRun: null };
+    await reconcileMonitor(key, deps);
+    expect(condition(resources, 'Healthy')).toMatchObject({ reason: 'NoRecentRuns' });
+    expect(healthChanges()).toEqual([]);
+    const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 5, success: true };
+    const ran = { runs: { total: 1, successRate: 100 }, latency: { p95DurationMs: 7 } };
+    hub.figures = { status: 'healthy', ...ran, lastRun: run };
+    await reconcileMonitor(key, deps);
+    expect(healthChanges()).toMatchObject([{ type: 'Normal', message: 'Healthy: the latest runs pass' }]);
+    // It ran before: runs stopping is a change of health and says so.
+    hub.figures = { status: 'healthy', ...noRuns, lastRun: run };
+    await reconcileMonitor(key, deps);
+    expect(healthChanges()).toHaveLength(2);
+  });
+
   it('a namespace may not write another team’s project', async () => {
     const { hub, resources, deps, synced } = setUp();
     resources.resource!.spec = { ...resources.resource!.spec, project: 'billing' };
