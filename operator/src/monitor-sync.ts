@@ -1,5 +1,6 @@
 // One Monitor's side of the hub: put the spec when it must be (the hub has not accepted this generation,
-// `meerkat.dev/sync-now` asks, or the hub's copy differs), start a run for `meerkat.dev/run-now`, read health. The
+// `meerkat.dev/sync-now` asks, or the hub's copy differs), start a run for `meerkat.dev/run-now`, take health from
+// the fleet sweep (ADR 0049). The
 // outcome is what the pass observed (desired-status.ts turns it into the status); nothing here writes to Kubernetes.
 import { diffJson } from '../../hub/src/contract/definition-diff.js';
 import {
@@ -11,6 +12,7 @@ import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-reso
 import { definitionOf } from '../../hub/src/contract/stored-monitor.js';
 import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-availability.js';
 import { syncNowHandled, type HubObservation, type RunNowOutcome } from './desired-status.js';
+import { figuresOf, healthDiffers } from './fleet-health.js';
 import { redactRunError, type LastRunDetails } from './monitor-health.js';
 import {
   RUN_NOW_ANNOTATION,
@@ -116,12 +118,19 @@ async function runNowOutcome(
   }
 }
 
-/** Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. */
+/**
+ * Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. The
+ * figures are the last fleet sweep's row (fleet-health.ts); only when they differ from the status is the
+ * monitor's own metrics read, for the latest run's id (and, when it failed, its first error). A Monitor the last
+ * sweep did not list (new since) keeps its status until the next sweep lists it.
+ */
 async function readHealth(resource: MonitorResource, deps: ReconcileDependencies) {
   const id = resource.metadata.uid;
+  const row = deps.fleetHealth.rowOf(id);
+  if (row === undefined || !healthDiffers(resource.status, row)) return undefined;
   try {
-    const figures = await deps.hub.getMonitorMetrics(id);
-    if (!figures) return undefined;
+    const own = row.lastRunAt === null ? undefined : await deps.hub.getMonitorMetrics(id);
+    const figures = figuresOf(row, own?.lastRun);
     const last = figures.lastRun;
     const details: LastRunDetails = {};
     if (last?.id) {
