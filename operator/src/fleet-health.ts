@@ -4,7 +4,6 @@
 // differ from their status, so a fleet whose health does not move costs no reconcile and no status write.
 import type { Logger } from 'pino';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
-import type { MonitorHealthFigures } from './monitor-health.js';
 import type { MonitorResourceStatus } from './monitor-resource-status.js';
 
 /** The last sweep's row of a hub monitor id; undefined when the last sweep did not list it (or none ran yet). */
@@ -40,26 +39,6 @@ export function healthDiffers(status: MonitorResourceStatus | undefined, row: Mo
     view.p95Ms !== now.p95Ms ||
     view.lastRunResult !== now.lastRunResult
   );
-}
-
-/**
- * The figures of the status from the row, with the latest run as the monitor's own metrics name it (its id and
- * duration, which rows do not carry), so the status's columns are the row's and the next sweep finds no change.
- */
-export function figuresOf(
-  row: MonitorHealthRow,
-  lastRun: MonitorHealthFigures['lastRun'] | undefined,
-): MonitorHealthFigures {
-  const fromRow =
-    row.lastRunAt === null
-      ? null
-      : { startedAt: row.lastRunAt, durationMs: 0, success: row.lastRunSuccess === true };
-  return {
-    status: row.status,
-    runs: { total: row.runCount, successRate: row.successRate },
-    latency: { p95DurationMs: row.p95DurationMs },
-    lastRun: lastRun ?? fromRow,
-  };
 }
 
 export interface FleetHealthSweepOptions {

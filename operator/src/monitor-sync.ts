@@ -12,7 +12,7 @@ import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-reso
 import { definitionOf } from '../../hub/src/contract/stored-monitor.js';
 import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-availability.js';
 import { syncNowHandled, type HubObservation, type RunNowOutcome } from './desired-status.js';
-import { figuresOf, healthDiffers } from './fleet-health.js';
+import { healthDiffers } from './fleet-health.js';
 import { redactRunError, type LastRunDetails } from './monitor-health.js';
 import {
   RUN_NOW_ANNOTATION,
@@ -120,17 +120,17 @@ async function runNowOutcome(
 
 /**
  * Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. The
- * figures are the last fleet sweep's row (fleet-health.ts); only when they differ from the status is the
- * monitor's own metrics read, for the latest run's id (and, when it failed, its first error). A Monitor the last
- * sweep did not list (new since) keeps its status until the next sweep lists it.
+ * last fleet sweep's row (fleet-health.ts) says whether health moved; only then is the monitor's own metrics read
+ * (its figures are current where a row's period figures may lag by the hub's fleet snapshot age, and it names the
+ * latest run). A Monitor the last sweep did not list (new since) keeps its status until the next sweep lists it.
  */
 async function readHealth(resource: MonitorResource, deps: ReconcileDependencies) {
   const id = resource.metadata.uid;
   const row = deps.fleetHealth.rowOf(id);
   if (row === undefined || !healthDiffers(resource.status, row)) return undefined;
   try {
-    const own = row.lastRunAt === null ? undefined : await deps.hub.getMonitorMetrics(id);
-    const figures = figuresOf(row, own?.lastRun);
+    const figures = await deps.hub.getMonitorMetrics(id);
+    if (!figures) return undefined;
     const last = figures.lastRun;
     const details: LastRunDetails = {};
     if (last?.id) {

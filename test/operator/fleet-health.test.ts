@@ -6,7 +6,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHubClient, type HubClient } from '../../hub/src/client/hub-client.js';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
-import { figuresOf, healthDiffers, startFleetHealthSweep } from '../../operator/src/fleet-health.js';
+import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
+import { healthDiffers, startFleetHealthSweep } from '../../operator/src/fleet-health.js';
 import { withHealth } from '../../operator/src/monitor-health.js';
 import type { MonitorResourceStatus } from '../../operator/src/monitor-resource-status.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
@@ -32,6 +33,17 @@ beforeAll(async () => {
   for (const [index, id] of ids.entries()) await client.putMonitor(id, definition(index));
 });
 afterAll(async () => hub.close());
+
+/** A row's figures as the monitor's own metrics give them once the hub's fleet snapshot is current. */
+const figuresOf = (row: MonitorHealthRow) => ({
+  status: row.status,
+  runs: { total: row.runCount, successRate: row.successRate },
+  latency: { p95DurationMs: row.p95DurationMs },
+  lastRun:
+    row.lastRunAt === null
+      ? null
+      : { startedAt: row.lastRunAt, durationMs: 0, success: row.lastRunSuccess === true },
+});
 
 /** The hub requests `action` makes through fetch. */
 async function hubRequests(action: () => Promise<unknown>): Promise<number> {
@@ -68,11 +80,11 @@ describe('fleet health sweep', () => {
     // Never written: every Monitor's status lacks its health.
     expect(new Set(changed)).toEqual(new Set(ids));
 
-    // The statuses as reconcile writes them from the rows: the next sweep finds nothing to do.
+    // The statuses as reconcile writes them when the rows are current: the next sweep finds nothing to do.
     for (const id of ids) {
       const row = sweeper.rowOf(id);
       expect(row).toBeDefined();
-      statuses.set(id, withHealth({}, figuresOf(row!, undefined), {}, 1, new Date()));
+      statuses.set(id, withHealth({}, figuresOf(row!), {}, 1, new Date()));
     }
     changed.length = 0;
     const steady = await hubRequests(() => sweeper.sweep());
