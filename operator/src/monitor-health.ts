@@ -137,6 +137,9 @@ export function conditionEvent(
     };
   }
   if (previous?.status === next.status && previous.reason === next.reason) return undefined;
+  // A Monitor that has never run has no health to change from: its first `Healthy=Unknown NoRecentRuns` is not
+  // news (10,000 Events per `kubectl apply` of a fleet, issue 39). Its first run's verdict is.
+  if (after.lastRun === undefined && next.status === 'Unknown') return undefined;
   return {
     type: next.status === 'False' ? 'Warning' : 'Normal',
     reason: 'HealthChanged',

@@ -65,10 +65,10 @@ export const monitorResourceStatusSchema = z
     p95Ms: z.int().optional().meta({
       description: 'p95Ms: optional. 95th percentile run duration over the period, in milliseconds.',
     }),
-    lastRun: z
-      .string()
-      .optional()
-      .meta({ description: 'lastRun: optional. When the latest run finished (RFC 3339).' }),
+    lastRun: z.string().optional().meta({
+      description:
+        'lastRun: optional. When the latest run finished, as of the last change of the health figures (RFC 3339).',
+    }),
     lastRunId: z.string().optional().meta({ description: 'lastRunId: optional. The hub’s id of that run.' }),
     lastRunResult: z.enum(['Passed', 'Failed']).optional().meta({
       description: 'lastRunResult: optional. `Passed` or `Failed`.',

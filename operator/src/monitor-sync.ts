@@ -1,5 +1,6 @@
 // One Monitor's side of the hub: put the spec when it must be (the hub has not accepted this generation,
-// `meerkat.dev/sync-now` asks, or the hub's copy differs), start a run for `meerkat.dev/run-now`, read health. The
+// `meerkat.dev/sync-now` asks, or the hub's copy differs), start a run for `meerkat.dev/run-now`, take health from
+// the fleet sweep (ADR 0049). The
 // outcome is what the pass observed (desired-status.ts turns it into the status); nothing here writes to Kubernetes.
 import { diffJson } from '../../hub/src/contract/definition-diff.js';
 import {
@@ -11,6 +12,7 @@ import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-reso
 import { definitionOf } from '../../hub/src/contract/stored-monitor.js';
 import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-availability.js';
 import { syncNowHandled, type HubObservation, type RunNowOutcome } from './desired-status.js';
+import { healthDiffers } from './fleet-health.js';
 import { redactRunError, type LastRunDetails } from './monitor-health.js';
 import {
   RUN_NOW_ANNOTATION,
@@ -116,9 +118,16 @@ async function runNowOutcome(
   }
 }
 
-/** Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. */
+/**
+ * Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. The
+ * last fleet sweep's row (fleet-health.ts) says whether health moved; only then is the monitor's own metrics read
+ * (its figures are current where a row's period figures may lag by the hub's fleet snapshot age, and it names the
+ * latest run). A Monitor the last sweep did not list (new since) keeps its status until the next sweep lists it.
+ */
 async function readHealth(resource: MonitorResource, deps: ReconcileDependencies) {
   const id = resource.metadata.uid;
+  const row = deps.fleetHealth.rowOf(id);
+  if (row === undefined || !healthDiffers(resource.status, row)) return undefined;
   try {
     const figures = await deps.hub.getMonitorMetrics(id);
     if (!figures) return undefined;

@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 import type { Monitor } from '../../hub/src/contract/monitor-definition.js';
 import type { Run } from '../../hub/src/contract/run.js';
-import { HubRequestError } from '../../hub/src/client/hub-client.js';
+import { HubRequestError, type MonitorHealthRow } from '../../hub/src/client/hub-client.js';
+import type { FleetHealth } from './fleet-health.js';
 import {
   describeHubFailure,
   HubUnreachableError,
@@ -40,8 +41,10 @@ export interface HubMonitors {
   deleteMonitor(id: string): Promise<void>;
   /** The hub's copy, compared with the spec on periodic passes. */
   getMonitor(id: string): Promise<Monitor | undefined>;
-  /** The monitor's health figures. */
+  /** The monitor's health figures: read only for the latest run's id once the fleet's row says health moved. */
   getMonitorMetrics(id: string): Promise<MonitorHealthFigures | undefined>;
+  /** Every monitor's health row, a request per 100 monitors (fleet-health.ts). */
+  listMonitorHealth(): Promise<MonitorHealthRow[]>;
   /** Reads the latest failed run for its first error. */
   getRun(id: string): Promise<Run | undefined>;
   /** Starts a run for `meerkat.dev/run-now`. */
@@ -73,13 +76,15 @@ export interface ReconcileDependencies {
   monitorUrl: (monitorId: string) => string;
   /** The resource a hub monitor id (a uid) belongs to, so a refusal naming another monitor names its resource. */
   resourceOfMonitorId: (id: string) => MonitorKey | undefined;
-  /** A synced resource is reconciled again this often (its health, drift in the hub); never when undefined. */
+  /** The last fleet sweep's health rows: a Monitor's figures without a request of its own (ADR 0049). */
+  fleetHealth: FleetHealth;
+  /** A resource the hub refused is reconciled again this often; never when undefined. */
   refreshMs: number | undefined;
 }
 
 /**
- * Asks to come back after the refresh period while the resource is synced or refused by the hub (to refresh its
- * health, repair drift or retry), not when only a change of the resource can help; rejects when it should be
+ * Asks to come back after the refresh period while the hub refuses the resource (to retry), not when it is synced
+ * (the fleet sweep and the resync bring it back) or only a change of the resource can help; rejects when it should be
  * retried: with a HubUnreachableError once the hub answers again, with anything else after a backoff.
  */
 export function reconcileMonitor(key: MonitorKey, deps: ReconcileDependencies): Promise<ReconcileResult> {
@@ -102,9 +107,10 @@ async function reconcileSync(
   const status = desiredStatus({ resource, observation, now: deps.now() });
   await writeStatusIfChanged(current, resource.status, status, deps);
   if (failure !== undefined) throw failure;
-  // A namespace refused its project: only a change of the resource (or of the operator's settings) helps.
-  const settled = observation.kind === 'refused' && observation.reason === 'ProjectNotAllowed';
-  return settled ? DONE : refreshAfter(deps.refreshMs);
+  // Synced: the fleet sweep brings health changes and the resync drift (ADR 0049), no timer per Monitor. A
+  // namespace refused its project: only a change of the resource (or of the operator's settings) helps.
+  const retried = observation.kind === 'refused' && observation.reason === 'HubRejectedSpec';
+  return retried ? refreshAfter(deps.refreshMs) : DONE;
 }
 
 /**

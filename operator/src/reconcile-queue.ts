@@ -3,7 +3,9 @@
 // pass), a failed pass is retried with per-key exponential backoff (jittered, capped), and a pass that resolves
 // 'refresh' runs again after `refreshMs` plus up to a fifth of it at random, so Monitors created together do not
 // refresh together. A failure for which `waitBeforeRetry` gives a promise (the hub is down) is retried when that
-// resolves instead of on its own timer.
+// resolves instead of on its own timer. Keys wait in two lanes (ADR 0049): a key with a change to deliver
+// (`isUrgent`: a new generation, a creation, a deletion, run-now) goes ahead of every periodic refresh, so an edit
+// never waits behind a fleet's worth of health refreshes; within a lane, first come first served.
 import type { Logger } from 'pino';
 import { backoffDelayMs } from '../../hub/src/system/backoff.js';
 import type { MonitorKey } from './reconcile-monitor.js';
@@ -19,14 +21,21 @@ export interface ReconcileQueueOptions {
   maxRetryMs?: number;
   /** A promise to wait for before retrying after this error; a timed backoff when undefined. */
   waitBeforeRetry?: (error: unknown) => Promise<void> | undefined;
-  /** Keys released by `waitBeforeRetry` that have a change to deliver; the others wait for their refresh. */
+  /**
+   * Keys with a change to deliver: they run before any key that only refreshes, and when released by
+   * `waitBeforeRetry` at once (the others wait for their refresh). Absent: one lane, and every released key is urgent.
+   */
   isUrgent?: (key: MonitorKey) => boolean;
   random?: () => number;
 }
 
+type Lane = 'urgent' | 'routine';
+
 interface Entry {
   key: MonitorKey;
   state: 'queued' | 'running' | 'waiting';
+  /** The lane it is queued in (meaningful while queued). */
+  lane: Lane;
   /** Another pass was asked for while one was running. */
   dirty: boolean;
   failures: number;
@@ -39,24 +48,36 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
   const maxRetryMs = options.maxRetryMs ?? 30_000;
   const random = options.random ?? Math.random;
   const entries = new Map<string, Entry>();
-  const ready: string[] = [];
+  // An id may stand in a lane it has since left (moved to urgent, or run): pump skips it (lazy removal).
+  const lanes: Record<Lane, string[]> = { urgent: [], routine: [] };
+  let queuedCount = 0;
+  const laneOf = (key: MonitorKey): Lane => (options.isUrgent?.(key) === true ? 'urgent' : 'routine');
+  const queueIn = (id: string, entry: Entry, lane: Lane) => {
+    if (entry.state !== 'queued') queuedCount += 1;
+    entry.state = 'queued';
+    entry.lane = lane;
+    lanes[lane].push(id);
+  };
   const running = new Set<Promise<void>>();
   let stopped = false;
 
-  function enqueue(key: MonitorKey, first = false, pumpLater = false): void {
+  function enqueue(key: MonitorKey, urgent = false, pumpLater = false): void {
     if (stopped) return;
     const id = `${key.namespace}/${key.name}`;
-    const entry = entries.get(id);
-    const queue = () => (first ? ready.unshift(id) : ready.push(id));
+    const lane = urgent ? 'urgent' : laneOf(key);
+    let entry = entries.get(id);
     if (!entry) {
-      entries.set(id, { key, state: 'queued', dirty: false, failures: 0 });
-      queue();
+      entry = { key, state: 'waiting', lane, dirty: false, failures: 0 };
+      entries.set(id, entry);
+      queueIn(id, entry, lane);
     } else if (entry.state === 'running') {
       entry.dirty = true;
     } else if (entry.state === 'waiting') {
       clearTimeout(entry.timer);
-      entry.state = 'queued';
-      queue();
+      queueIn(id, entry, lane);
+    } else if (lane === 'urgent' && entry.lane === 'routine') {
+      // Queued for a refresh when a change arrived: it moves ahead.
+      queueIn(id, entry, lane);
     }
     // Keys released together (the hub is back) are all queued before any starts, so urgent ones go first.
     if (pumpLater) setImmediate(pump);
@@ -64,10 +85,14 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
   }
 
   function pump(): void {
-    while (!stopped && running.size < workers && ready.length > 0) {
-      const id = ready.shift() as string;
+    while (!stopped && running.size < workers) {
+      const lane: Lane | undefined =
+        lanes.urgent.length > 0 ? 'urgent' : lanes.routine.length > 0 ? 'routine' : undefined;
+      if (lane === undefined) return;
+      const id = lanes[lane].shift() as string;
       const entry = entries.get(id);
-      if (!entry || entry.state !== 'queued') continue;
+      if (!entry || entry.state !== 'queued' || entry.lane !== lane) continue;
+      queuedCount -= 1;
       const pass = runPass(id, entry).finally(() => {
         running.delete(pass);
         pump();
@@ -107,8 +132,7 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
     if (stopped) return;
     if (entry.dirty) {
       entry.dirty = false;
-      entry.state = 'queued';
-      ready.push(id);
+      queueIn(id, entry, laneOf(entry.key));
     } else if (failure) {
       const wait = options.waitBeforeRetry?.(failure.error);
       if (wait) {
@@ -136,7 +160,7 @@ export function createReconcileQueue(options: ReconcileQueueOptions) {
   return {
     enqueue: (key: MonitorKey) => enqueue(key),
     /** Keys waiting for a worker (controller-runtime's workqueue depth). */
-    depth: () => ready.length,
+    depth: () => queuedCount,
     /** Whether the key is known: queued, running or waiting for a refresh or retry. */
     has: (key: MonitorKey) => entries.has(`${key.namespace}/${key.name}`),
     /** Stops retries and waits for the passes in flight. */

@@ -6,6 +6,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { HealthCheck } from './health-server.js';
+import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
+import { healthDiffers, startFleetHealthSweep, type FleetHealth } from './fleet-health.js';
 import { createHubAvailability, HubUnreachableError } from './hub-availability.js';
 import { kubeMonitorResources } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
@@ -36,7 +38,7 @@ export interface OperatorOptions {
   windows?: HubWindows;
   log: Logger;
   resyncMs: number;
-  /** Each synced resource is reconciled again this often (jittered), which refreshes its health; never when absent. */
+  /** Every Monitor's health is read in one paged sweep this often (the resync period when absent); ADR 0049. */
   refreshMs?: number;
   /** Reconciles at once (default 4). */
   workers?: number;
@@ -78,7 +80,10 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     now,
   });
   const index = createMonitorIndex();
-  const dependencies = (informer: ResourceInformer<MonitorResource>): ReconcileDependencies => ({
+  const dependencies = (
+    informer: ResourceInformer<MonitorResource>,
+    fleetHealth: FleetHealth,
+  ): ReconcileDependencies => ({
     hub: options.hub,
     resources: kubeMonitorResources(options.kubeConfig, informer),
     events: kubeMonitorEvents(options.kubeConfig, options.log),
@@ -86,6 +91,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     log: options.log,
     availability,
     resourceOfMonitorId: index.keyOfUid,
+    fleetHealth,
     projects: options.projects,
     runUrl: options.runUrl,
     monitorUrl: options.monitorUrl,
@@ -95,6 +101,15 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   let controller:
     | { informer: ResourceInformer<MonitorResource>; queue: RequeueingQueue; stop(): Promise<void> }
     | undefined;
+  /** A synced Monitor whose row says its health moved is reconciled (a routine pass, behind any change). */
+  const onHealthRow =
+    (queue: RequeueingQueue, informer: ResourceInformer<MonitorResource>) => (row: MonitorHealthRow) => {
+      const key = index.keyOfUid(row.monitorId);
+      const resource = key && informer.get(key);
+      if (!key || !resource || resource.metadata.deletionTimestamp) return;
+      if (resource.status?.monitorId === row.monitorId && healthDiffers(resource.status, row))
+        queue.enqueue(key);
+    };
   const metrics = createOperatorMetrics(options.registry ?? new Registry(), {
     isLeader: () => controller !== undefined,
     queueDepth: () => controller?.queue.depth() ?? 0,
@@ -112,6 +127,8 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       ...(options.refreshMs === undefined ? {} : { refreshMs: options.refreshMs }),
       waitBeforeRetry: (error) =>
         error instanceof HubUnreachableError ? availability.whenBack() : undefined,
+      // An edit, a creation, a deletion or run-now goes ahead of the fleet's refreshes (ADR 0049).
+      isUrgent: index.isPending,
     });
     const informer = startResourceInformer<MonitorResource>({
       kubeConfig: options.kubeConfig,
@@ -128,7 +145,14 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       onRelist: () => metrics.countRelist(),
       resumeFrom,
     });
-    const reconcileDeps = dependencies(informer);
+    // Health in bulk (ADR 0049): one paged read per refresh period (the resync period when none is set).
+    const fleetHealth = startFleetHealthSweep({
+      listMonitorHealth: () => options.hub.listMonitorHealth(),
+      onRow: onHealthRow(queue, informer),
+      everyMs: options.refreshMs ?? options.resyncMs,
+      log: options.log,
+    });
+    const reconcileDeps = dependencies(informer, fleetHealth);
     resumeFrom = undefined;
     const windows =
       options.windows === undefined
@@ -151,6 +175,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       async stop() {
         controller = undefined;
         await informer.stop();
+        await fleetHealth.stop();
         await queue.stop();
         await windows?.stop();
       },

@@ -123,6 +123,7 @@ describe('with the default value set', () => {
               ports: Array<{ name: string; containerPort: number }>;
               livenessProbe: { httpGet: { path: string; port: string } };
               readinessProbe: { httpGet: { path: string; port: string } };
+              resources: object;
             }>;
           };
         };
@@ -136,6 +137,11 @@ describe('with the default value set', () => {
     ]);
     expect(container?.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
     expect(container?.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
+    // From issue 39's measurements (values.yaml says which): 489 MiB peak at 10,000 Monitors, 0.25 core syncing.
+    expect(container?.resources).toEqual({
+      requests: { cpu: '250m', memory: '256Mi' },
+      limits: { memory: '640Mi' },
+    });
     expect(container?.env.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe(
       'metadata.name',
     );

@@ -10,13 +10,21 @@ import { monitorsIn, sampleNamed, setUpOperatorTests, untilSynced } from './oper
 
 const setup = setUpOperatorTests('operator-reads');
 
-/** A client configuration that counts the GETs of one Monitor made through it (the operator's own requests). */
+/**
+ * A client configuration that counts the operator's own requests made through it: GETs of one Monitor, GETs of
+ * a namespace, and writes (anything but GET).
+ */
 class CountingKubeConfig extends KubeConfig {
   monitorGets = 0;
+  namespaceGets = 0;
+  writes = 0;
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     const path = new URL(context.getUrl()).pathname;
-    if (context.getHttpMethod() === HttpMethod.GET && /\/monitors\/[^/]+$/.test(path)) this.monitorGets += 1;
+    const method = context.getHttpMethod();
+    if (method === HttpMethod.GET && /\/monitors\/[^/]+$/.test(path)) this.monitorGets += 1;
+    if (method === HttpMethod.GET && /^\/api\/v1\/namespaces\/[^/]+$/.test(path)) this.namespaceGets += 1;
+    if (method !== HttpMethod.GET) this.writes += 1;
     return super.applySecurityAuthentication(context);
   }
 }
@@ -41,10 +49,14 @@ describe('operator API reads', () => {
     const kubeConfig = new CountingKubeConfig();
     kubeConfig.loadFromString(withoutGet.exportConfig());
     const registry = new Registry();
-    setup.startTestOperator({ registry, refreshMs: 100, kubeConfig });
-    for (const name of ['reads-a', 'reads-b', 'reads-c']) await untilSynced(setup.namespace.name, name);
+    // Passes come from the planned resync (every cached Monitor reconciled again) and health sweeps every 100 ms.
+    setup.startTestOperator({ registry, refreshMs: 100, resyncMs: 300, kubeConfig });
+    for (const name of ['reads-a', 'reads-b', 'reads-c']) {
+      await untilSynced(setup.namespace.name, name);
+      await eventually(`${name} with its health`, async () => (await monitors.get(name)).status?.health);
+    }
 
-    const getsBefore = kubeConfig.monitorGets;
+    const { monitorGets: getsBefore, namespaceGets: namespacesBefore, writes: writesBefore } = kubeConfig;
     const passesBefore = await counter(registry, 'meerkat_operator_reconcile_total');
     await eventually(
       'thirty more reconcile passes',
@@ -52,8 +64,16 @@ describe('operator API reads', () => {
     );
     const passes = (await counter(registry, 'meerkat_operator_reconcile_total')) - passesBefore;
     const gets = kubeConfig.monitorGets - getsBefore;
-    console.log(`[operator reads] ${passes} reconcile passes, ${gets} GETs of a Monitor by the operator`);
+    const namespaceGets = kubeConfig.namespaceGets - namespacesBefore;
+    const writes = kubeConfig.writes - writesBefore;
+    console.log(
+      `[operator reads] ${passes} reconcile passes, ${gets} GETs of a Monitor, ` +
+        `${namespaceGets} GETs of a namespace, ${writes} writes by the operator`,
+    );
     expect(await counter(registry, 'meerkat_operator_reconcile_errors_total')).toBe(0);
     expect(gets).toBe(0);
+    expect(namespaceGets).toBe(0);
+    // Nothing changed: the passes write no status, no finalizer, no Event.
+    expect(writes).toBe(0);
   });
 });

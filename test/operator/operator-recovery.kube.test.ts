@@ -61,7 +61,8 @@ describe('operator recovery', () => {
   });
 
   it('serves probes and metrics, records Events, refreshes health and repairs drift', async () => {
-    const { running, registry } = operator({ refreshMs: 300 });
+    // Drift is put back by the planned resync (every resource reconciled again, ADR 0049): a short one here.
+    const { running, registry } = operator({ refreshMs: 300, resyncMs: 2_000 });
     const probes = await startHealthServer(running, 0, '127.0.0.1');
     const metrics = await startMetricsServer(registry, 0, '127.0.0.1');
     setup.stopAfterAll({ stop: () => probes.close() }, { stop: () => metrics.close() });
@@ -91,7 +92,7 @@ describe('operator recovery', () => {
     expect(watched.status?.health).toBe('unknown');
     expect(condition(watched, 'Healthy')).toMatchObject({ status: 'Unknown', reason: 'NoRecentRuns' });
 
-    // Drift: a change made through the hub's API is put back by the next periodic pass.
+    // Drift: a change made through the hub's API is put back by the next resync.
     const id = watched.metadata.uid;
     const frequencyInHub = async () =>
       JSON.stringify(

@@ -2,7 +2,7 @@
 // failure (a lost status write, a hub that is down) can be staged exactly.
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { HubRequestError } from '../../hub/src/client/hub-client.js';
+import { HubRequestError, type MonitorHealthRow } from '../../hub/src/client/hub-client.js';
 import {
   monitorDefinitionSchema,
   type Monitor,
@@ -64,7 +64,27 @@ function inMemoryHub() {
     async getMonitorMetrics(_id: string): Promise<MonitorHealthFigures | undefined> {
       await apiCall();
       if (hub.down) throw new TypeError('fetch failed');
+      hub.metricsReads += 1;
       return hub.figures;
+    },
+    metricsReads: 0,
+    /** The hub's row of each monitor, as GET /metrics/monitors would list it from `figures`. */
+    rowOf(id: string): MonitorHealthRow | undefined {
+      const figures = hub.figures;
+      if (!figures || !monitors.has(id)) return undefined;
+      return {
+        monitorId: id,
+        status: figures.status as MonitorHealthRow['status'],
+        successRate: figures.runs.successRate,
+        runCount: figures.runs.total,
+        p95DurationMs: figures.latency.p95DurationMs,
+        lastRunAt: figures.lastRun?.startedAt ?? null,
+        lastRunSuccess: figures.lastRun ? figures.lastRun.success : null,
+      };
+    },
+    async listMonitorHealth(): Promise<MonitorHealthRow[]> {
+      await apiCall();
+      return [...monitors.keys()].flatMap((id) => hub.rowOf(id) ?? []);
     },
     async getRun(id: string): Promise<Run | undefined> {
       await apiCall();
@@ -158,6 +178,8 @@ function setUp(extra: { graceMs?: number } = {}) {
     monitorUrl: (monitorId: string) => `https://meerkat.example/ui/monitors/${monitorId}`,
     projects: parseProjectPolicy('*=*'),
     resourceOfMonitorId: () => undefined,
+    // The last sweep's rows, read live: each pass sees the hub's figures as a sweep just before it would.
+    fleetHealth: { rowOf: (id: string) => hub.rowOf(id) },
     refreshMs: 60_000,
   };
   const synced = () => resources.resource?.status?.conditions?.find((c) => c.type === 'Synced');
@@ -405,6 +427,53 @@ describe('reconcileMonitor', () => {
     expect(status.health).toBe('unknown');
     expect(Object.keys(status)).not.toContain('successRate');
     expect(Object.keys(status)).not.toContain('p95Ms');
+  });
+
+  it('a new Monitor without runs writes no HealthChanged Event; its first verdict and a later gap do', async () => {
+    const { hub, resources, deps, events } = setUp();
+    const noRuns = { runs: { total: 0, successRate: 0 }, latency: { p95DurationMs: 0 } };
+    const healthChanges = () => events.filter((event) => event.reason === 'HealthChanged');
+    hub.figures = { status: 'healthy', ...noRuns, lastRun: null };
+    await reconcileMonitor(key, deps);
+    expect(condition(resources, 'Healthy')).toMatchObject({ reason: 'NoRecentRuns' });
+    expect(healthChanges()).toEqual([]);
+    const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 5, success: true };
+    const ran = { runs: { total: 1, successRate: 100 }, latency: { p95DurationMs: 7 } };
+    hub.figures = { status: 'healthy', ...ran, lastRun: run };
+    await reconcileMonitor(key, deps);
+    expect(healthChanges()).toMatchObject([{ type: 'Normal', message: 'Healthy: the latest runs pass' }]);
+    // It ran before: runs stopping is a change of health and says so.
+    hub.figures = { status: 'healthy', ...noRuns, lastRun: run };
+    await reconcileMonitor(key, deps);
+    expect(healthChanges()).toHaveLength(2);
+  });
+
+  it('health moves only with the fleet’s row: the same figures cost no metrics read and no write', async () => {
+    const { hub, resources, deps } = setUp();
+    const run = { id: 'run_9', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
+    hub.figures = {
+      status: 'healthy',
+      runs: { total: 3, successRate: 100 },
+      latency: { p95DurationMs: 9 },
+      lastRun: run,
+    };
+    await expect(reconcileMonitor(key, deps)).resolves.toEqual({});
+    expect(resources.resource?.status).toMatchObject({
+      health: 'healthy',
+      lastRunId: 'run_9',
+      lastRun: '2025-01-01T00:00:00Z',
+    });
+    const { metricsReads } = hub;
+    const writes = resources.statusWrites;
+    // A newer passing run, same figures: nothing to say (lastRun is as of the last change of the figures).
+    hub.figures = { ...hub.figures, lastRun: { ...run, id: 'run_10' } };
+    await reconcileMonitor(key, deps);
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 0]);
+    // A failure moves lastRunResult: the monitor's own metrics are read once, for the run's id.
+    hub.figures = { ...hub.figures, lastRun: { ...run, id: 'run_11', success: false } };
+    await reconcileMonitor(key, deps);
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([1, 1]);
+    expect(resources.resource?.status).toMatchObject({ lastRunId: 'run_11', lastRunResult: 'Failed' });
   });
 
   it('a namespace may not write another team’s project', async () => {

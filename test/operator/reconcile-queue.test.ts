@@ -85,6 +85,38 @@ describe('reconcile queue', () => {
     await queue.stop();
   });
 
+  it('an edit queued behind a backlog of refreshes is reconciled next', async () => {
+    const first = gate();
+    const order: string[] = [];
+    const edited = new Set<string>();
+    const queue = createReconcileQueue({
+      log,
+      workers: 1,
+      isUrgent: (key) => edited.has(key.name),
+      reconcile: async (key) => {
+        order.push(key.name);
+        if (order.length === 1) await first.opened;
+        return undefined;
+      },
+    });
+    // m-0 runs and holds the only worker; m-1..m-199 wait as refreshes; then m-150 is edited and m-new created.
+    for (const key of keys(200)) queue.enqueue(key);
+    await vi.waitFor(() => expect(order).toEqual(['m-0']));
+    expect(queue.depth()).toBe(199);
+    edited.add('m-150');
+    queue.enqueue({ namespace: 'shop', name: 'm-150' });
+    edited.add('m-new');
+    queue.enqueue({ namespace: 'shop', name: 'm-new' });
+    expect(queue.depth()).toBe(200);
+    first.open();
+    await vi.waitFor(() => expect(order).toHaveLength(201));
+    expect(order.slice(0, 4)).toEqual(['m-0', 'm-150', 'm-new', 'm-1']);
+    // Moved, not run twice: every key ran once.
+    expect(new Set(order).size).toBe(201);
+    expect(queue.depth()).toBe(0);
+    await queue.stop();
+  });
+
   it('when the hub returns, keys that only wanted a refresh are spread over the refresh period', async () => {
     const hubBack = gate();
     const passes: string[] = [];

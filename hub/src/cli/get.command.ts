@@ -37,6 +37,7 @@ async function healthOf(hub: HubClient, monitorId: string): Promise<MonitorHealt
     monitorId,
     status: figures.status,
     successRate: figures.runs.successRate,
+    runCount: figures.runs.total,
     p95DurationMs: figures.latency.p95DurationMs,
     lastRunAt: figures.lastRun?.startedAt ?? null,
     lastRunSuccess: figures.lastRun?.success ?? null,

@@ -37,6 +37,7 @@ export const monitorHealthRowSchema = monitorMetricsRowSchema.pick({
   monitorId: true,
   status: true,
   successRate: true,
+  runCount: true,
   p95DurationMs: true,
   lastRunAt: true,
   lastRunSuccess: true,
