@@ -150,6 +150,21 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     return answer;
   }
 
+  /** Every row of a list the hub pages by `limit` and `offset`: a request per 100 rows, until `total` are read. */
+  async function everyPage<T>(
+    path: string,
+    schema: z.ZodType<{ data: T[]; total: number }>,
+    filter: Record<string, string> = {},
+  ): Promise<T[]> {
+    const all: T[] = [];
+    for (let offset = 0; ; offset += 100) {
+      const query = new URLSearchParams({ ...filter, limit: '100', offset: String(offset) });
+      const answer = await call('GET', `${path}?${query.toString()}`, schema);
+      all.push(...(answer?.data ?? []));
+      if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
+    }
+  }
+
   return {
     async getMonitor(id: string): Promise<Monitor | undefined> {
       return (await call('GET', `/monitor/${encodeURIComponent(id)}`, answers.monitor))?.data;
@@ -206,13 +221,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     },
     /** Every monitor's health row over 24 hours (`GET /metrics/monitors`): a request per 100 monitors. */
     async listMonitorHealth(): Promise<MonitorHealthRow[]> {
-      const all: MonitorHealthRow[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const query = new URLSearchParams({ period: '24h', limit: '100', offset: String(offset) });
-        const answer = await call('GET', `/metrics/monitors?${query.toString()}`, answers.monitorHealthPage);
-        all.push(...(answer?.data ?? []));
-        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
-      }
+      return everyPage('/metrics/monitors', answers.monitorHealthPage, { period: '24h' });
     },
     /** Starts a manual run in every location of the monitor (`POST /runs/trigger/{id}`); the first run. */
     async triggerRun(monitorId: string, request: { environment: string }): Promise<Run> {
@@ -235,13 +244,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       return (await call('GET', path, answers.notificationEvents))?.data ?? [];
     },
     async listIntegrations(): Promise<Integration[]> {
-      const all: Integration[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const query = new URLSearchParams({ limit: '100', offset: String(offset) });
-        const answer = await call('GET', `/integrations?${query.toString()}`, answers.integrationPage);
-        all.push(...(answer?.data ?? []));
-        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
-      }
+      return everyPage('/integrations', answers.integrationPage);
     },
     /** A new ping token of a heartbeat monitor (the old one stops working), with the whole URL a job pings. */
     async mintHeartbeatToken(id: string): Promise<HeartbeatToken & { pingUrl: string }> {
@@ -264,14 +267,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     },
     /** Every silence, newest first, in one state when given (expired ones are kept for audit). */
     async listSilences(state?: Silence['state']): Promise<Silence[]> {
-      const all: Silence[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const query = new URLSearchParams({ limit: '100', offset: String(offset) });
-        if (state !== undefined) query.set('state', state);
-        const answer = await call('GET', `/silences?${query.toString()}`, answers.silencePage);
-        all.push(...(answer?.data ?? []));
-        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
-      }
+      return everyPage('/silences', answers.silencePage, state === undefined ? {} : { state });
     },
     async getSilence(id: string): Promise<Silence | undefined> {
       return (await call('GET', `/silences/${encodeURIComponent(id)}`, answers.silence))?.data;
@@ -301,16 +297,7 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
     },
     /** The organizations whose quotas a platform admin overrode (the admin API). */
     async listQuotaOverrides(): Promise<QuotaOverridesRow[]> {
-      const all: QuotaOverridesRow[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const answer = await call(
-          'GET',
-          `/admin/quotas?limit=100&offset=${offset}`,
-          answers.quotaOverridesPage,
-        );
-        all.push(...(answer?.data ?? []));
-        if (answer === undefined || all.length >= answer.total || answer.data.length === 0) return all;
-      }
+      return everyPage('/admin/quotas', answers.quotaOverridesPage);
     },
     async getQuotas(organizationId: string): Promise<OrganizationQuotaState> {
       const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
