@@ -13,7 +13,8 @@ import {
   monitorWriteQuery,
 } from './monitor.schema.js';
 import type { MonitorService } from './monitor.service.js';
-import { monitorEtag, readIfMatch } from './monitor-etag.js';
+import { readIfMatch } from '../http/conditional-requests.js';
+import { monitorEtag } from './monitor-etag.js';
 import type { Monitor } from '../contract/monitor-definition.js';
 
 /** One monitor's answer, with the ETag an If-Match of a later PUT or DELETE names (docs/adr/0046-monitor-etags.md). */

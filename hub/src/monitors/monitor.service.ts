@@ -33,7 +33,8 @@ import {
 } from './monitor.repository.js';
 import { monitorSchemaMigrations, type MonitorSchemaMigration } from './monitor-schema-migrations.js';
 import { jsonColumn } from '../db/json-column.js';
-import { checkPrecondition, type MonitorPrecondition } from './monitor-etag.js';
+import type { Precondition } from '../http/conditional-requests.js';
+import { checkPrecondition } from './monitor-etag.js';
 
 export interface MonitorServiceDeps {
   db: Db;
@@ -51,7 +52,7 @@ export interface MonitorServiceDeps {
 export interface WriteOptions {
   dryRun?: boolean;
   /** If-Match: checked on the locked row, in the write's transaction, so two writers with one ETag cannot both win. */
-  ifMatch?: MonitorPrecondition | undefined;
+  ifMatch?: Precondition | undefined;
 }
 
 export interface UpsertOutcome {
@@ -110,7 +111,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     organizationId: string,
     id: string,
     definition: MonitorDefinition,
-    ifMatch: MonitorPrecondition | undefined,
+    ifMatch: Precondition | undefined,
   ) {
     const quotas = await readOrganizationQuotas(tx, organizationId, policy.defaults);
     checkDefinitionQuotas(definition, quotas);
