@@ -300,13 +300,28 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       return everyPage('/admin/quotas', answers.quotaOverridesPage);
     },
     async getQuotas(organizationId: string): Promise<OrganizationQuotaState> {
-      const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
-      return (await answered('GET', path, answers.quotaState)).data;
+      return (await this.getQuotasVersion(organizationId)).state;
     },
-    /** Replaces the organization's overrides: each quota given replaces its default, absent ones keep it. */
-    async putQuotas(organizationId: string, overrides: QuotaOverrides): Promise<OrganizationQuotaState> {
+    /** The quotas and the ETag of the overrides answered, for a later `putQuotas` with `ifMatch`. */
+    async getQuotasVersion(
+      organizationId: string,
+    ): Promise<{ state: OrganizationQuotaState; etag: string | undefined }> {
       const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
-      return (await answered('PUT', path, answers.quotaState, overrides)).data;
+      const { answer, headers } = await exchange('GET', path, answers.quotaState);
+      if (answer === undefined) throw new HubAnswerError('GET', path, [{ path: '', message: 'no body' }]);
+      return { state: answer.data, etag: headers.get('etag') ?? undefined };
+    },
+    /**
+     * Replaces the organization's overrides: each quota given replaces its default, absent ones keep it. With
+     * `ifMatch`, only while the overrides still have that ETag (else a HubRequestError of status 412).
+     */
+    async putQuotas(
+      organizationId: string,
+      overrides: QuotaOverrides,
+      write: Pick<WriteOptions, 'ifMatch'> = {},
+    ): Promise<OrganizationQuotaState> {
+      const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;
+      return (await answered('PUT', path, answers.quotaState, overrides, ifMatchHeader(write))).data;
     },
     async resetQuotas(organizationId: string): Promise<void> {
       const path = `/admin/organizations/${encodeURIComponent(organizationId)}/quotas`;

@@ -102,3 +102,11 @@ export async function deleteQuotaOverrides(db: Executor, organizationId: string)
 export async function lockOrganizationQuotas(tx: Transaction<Database>, organizationId: string) {
   await sql`select pg_advisory_xact_lock(hashtext(${`monitors:${organizationId}`}))`.execute(tx);
 }
+
+/**
+ * Holds the lock of the organization's overrides until the transaction ends: a conditional write (If-Match) reads
+ * the version it checks and writes under it, so two writes naming one version cannot both go ahead.
+ */
+export async function lockQuotaOverrides(tx: Transaction<Database>, organizationId: string) {
+  await sql`select pg_advisory_xact_lock(hashtext(${`quota-overrides:${organizationId}`}))`.execute(tx);
+}

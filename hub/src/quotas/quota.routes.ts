@@ -1,6 +1,8 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { principalOf, requirePlatformAdmin } from '../auth/middleware.js';
+import { readIfMatch } from '../http/conditional-requests.js';
 import { methodNotAllowed } from '../http/error-middleware.js';
 import { limitOffsetPage, limitOffsetQuery } from '../http/paging.js';
 import { parseInput } from '../http/validation.js';
@@ -27,16 +29,20 @@ export function quotaRoutes(quotas: QuotaService, platformOrganization: string |
     .route('/organizations/:organizationId/quotas')
     .get(async (req, res) => {
       const { organizationId } = parseInput(organizationParams, req.params, 'path');
-      res.json({ data: await quotas.get(organizationId) });
+      const { state, etag } = await quotas.get(organizationId);
+      res.setHeader('ETag', etag).json({ data: state });
     })
     .put(async (req, res) => {
       const { organizationId } = parseInput(organizationParams, req.params, 'path');
       const overrides = parseInput(quotaOverridesSchema, req.body, 'body');
-      res.json({ data: await quotas.put(organizationId, overrides, principalOf(req).subject) });
+      const ifMatch = readIfMatch(req.get('if-match'));
+      const by = principalOf(req).subject;
+      const { state, etag } = await quotas.put(organizationId, overrides, by, ifMatch);
+      res.setHeader('ETag', etag).json({ data: state });
     })
     .delete(async (req, res) => {
       const { organizationId } = parseInput(organizationParams, req.params, 'path');
-      await quotas.reset(organizationId);
+      await quotas.reset(organizationId, readIfMatch(req.get('if-match')));
       res.status(204).end();
     })
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
@@ -45,6 +51,26 @@ export function quotaRoutes(quotas: QuotaService, platformOrganization: string |
 }
 
 const tags = ['admin'];
+const etagHeader = z.object({
+  ETag: z.string().meta({
+    description: 'Strong ETag of the overrides answered (not of the usage beside them), for If-Match.',
+    example: '"pZ1s9aTq4mW0c3xKe8LbR2vYn6U"',
+  }),
+});
+const ifMatchHeader = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Write only if the overrides still have one of these ETags (`*`: always, the quotas always exist); else ' +
+        '412 `precondition_failed`, nothing written. Without it the write is unconditional.',
+    }),
+});
+const quotasAnswer = (description: string) => ({
+  ...jsonResponse(description, dataOf(organizationQuotaStateSchema)),
+  headers: etagHeader,
+});
 const platformOnly =
   ' Platform admins only (an `admin` of PLATFORM_ADMIN_ORGANIZATION); anyone else gets 403.';
 
@@ -66,7 +92,7 @@ export const quotaPaths: ZodOpenApiPathsObject = {
       summary: "An organization's quotas: defaults, overrides, those in force and its usage." + platformOnly,
       requestParams: { path: organizationParams },
       responses: {
-        '200': jsonResponse('The quotas.', dataOf(organizationQuotaStateSchema)),
+        '200': quotasAnswer('The quotas.'),
         ...errorResponses(400),
       },
     },
@@ -75,18 +101,18 @@ export const quotaPaths: ZodOpenApiPathsObject = {
       summary:
         "Replace an organization's overrides: each quota given replaces the QUOTA_* default, 0 turns it off." +
         platformOnly,
-      requestParams: { path: organizationParams },
+      requestParams: { path: organizationParams, header: ifMatchHeader },
       requestBody: { content: { 'application/json': { schema: quotaOverridesSchema } } },
       responses: {
-        '200': jsonResponse('The quotas now.', dataOf(organizationQuotaStateSchema)),
-        ...errorResponses(400, 415),
+        '200': quotasAnswer('The quotas now.'),
+        ...errorResponses(400, 412, 415),
       },
     },
     delete: {
       tags,
       summary: "Drop an organization's overrides: the defaults apply again." + platformOnly,
-      requestParams: { path: organizationParams },
-      responses: { '204': { description: 'No overrides now.' }, ...errorResponses(400) },
+      requestParams: { path: organizationParams, header: ifMatchHeader },
+      responses: { '204': { description: 'No overrides now.' }, ...errorResponses(400, 412) },
     },
   },
 };
