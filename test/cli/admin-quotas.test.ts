@@ -1,9 +1,11 @@
 // `meerkat admin quotas`: a platform admin's view and overrides of organizations' quotas, as real CLI processes
 // against the real API and PostgreSQL.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen } from '../../hub/src/http/listen.js';
 import { NO_QUOTAS } from '../../hub/src/quotas/organization-quotas.js';
 import type { OrganizationQuotaState } from '../../hub/src/quotas/quota.schema.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
@@ -105,5 +107,55 @@ describe('meerkat admin quotas', { timeout: 240_000 }, () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toContain('PLATFORM_ADMIN_ORGANIZATION');
+  });
+
+  it('merges again when another admin writes between its read and its PUT, keeping both changes', async () => {
+    // A loopback proxy in front of the hub: before it passes on the CLI's first PUT, another admin's write lands,
+    // so that PUT names a version that is gone (If-Match) and the hub answers 412.
+    const quotasPath = '/admin/organizations/racing/quotas';
+    let interleaved = false;
+    const statuses: string[] = [];
+    const proxy = createServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        if (req.method === 'PUT' && !interleaved) {
+          interleaved = true;
+          const other = await hub.request('PUT', quotasPath, { as: 'platformAdmin', body: { monitors: 42 } });
+          expect(other.status).toBe(200);
+        }
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers))
+          if (typeof value === 'string' && name !== 'host' && name !== 'content-length')
+            headers.set(name, value);
+        const answer = await fetch(hub.url + (req.url ?? '/'), {
+          method: req.method ?? 'GET',
+          headers,
+          body: chunks.length === 0 ? null : Buffer.concat(chunks),
+        });
+        statuses.push(`${req.method ?? ''} ${answer.status}`);
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })();
+    });
+    const listening = await listen(proxy, 0, '127.0.0.1');
+    try {
+      const set = await runMeerkat(
+        ['admin', 'quotas', 'set', 'racing', '--runs-kept', '1000', '-o', 'json'],
+        {
+          MEERKAT_URL: listening.url,
+          MEERKAT_API_KEY: hub.keys.platformAdmin,
+          MEERKAT_CONFIG: join(work, 'none'),
+        },
+      );
+      expect([set.code, set.stderr]).toEqual([0, '']);
+      expect(statuses).toEqual(['GET 200', 'PUT 412', 'GET 200', 'PUT 200']);
+      expect((JSON.parse(set.stdout) as OrganizationQuotaState).overrides).toEqual({
+        monitors: 42,
+        runsKept: 1000,
+      });
+    } finally {
+      await listening.close();
+    }
   });
 });

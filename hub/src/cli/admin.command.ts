@@ -2,11 +2,15 @@ import type { Command } from 'commander';
 import type { QuotaName, QuotaOverrides } from '../quotas/organization-quotas.js';
 import { quotaOverridesSchema } from '../quotas/organization-quotas.js';
 import type { OrganizationQuotaState, QuotaOverridesRow } from '../quotas/quota.schema.js';
+import { HubRequestError } from '../client/hub-client.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
 import { connectToHub, hubOptions, type HubOptions } from './hub-connection.js';
 import { listingOf, listingOptions, printItems, type ListingOptions } from './output-format.js';
 
 // `meerkat admin quotas`: the admin API of quotas (docs/api-conventions.md#quotas) for platform admins.
+
+/** How often `set` reads and merges again when another admin's write lands between its read and its PUT. */
+const MERGE_ATTEMPTS = 5;
 
 /** Each quota as its flag: `--min-frequency-seconds` for `minFrequencySeconds`. */
 const QUOTA_FLAGS: ReadonlyArray<{ quota: QuotaName; flag: string; what: string }> = [
@@ -141,10 +145,21 @@ function registerQuotas(admin: Command): void {
           'give a quota to set (e.g. --monitors 500) or --default QUOTA',
         );
       const hub = connectToHub(options);
-      // The admin API's PUT replaces every override: keep those not named here.
-      const overrides: QuotaOverrides = { ...(await hub.getQuotas(organization)).overrides, ...given };
-      for (const quota of dropped) delete overrides[quota as QuotaName];
-      printState(await hub.putQuotas(organization, overrides), options);
+      // The admin API's PUT replaces every override: keep those not named here. The PUT names the version it
+      // merged into (If-Match); when another admin wrote in between, read and merge again, as kubectl's patch
+      // does on a conflict. A hub that answers no ETag gets the unconditional PUT of before.
+      for (let attempt = 1; ; attempt++) {
+        const { state, etag } = await hub.getQuotasVersion(organization);
+        const overrides: QuotaOverrides = { ...state.overrides, ...given };
+        for (const quota of dropped) delete overrides[quota as QuotaName];
+        try {
+          printState(await hub.putQuotas(organization, overrides, { ifMatch: etag }), options);
+          return;
+        } catch (error) {
+          const conflict = error instanceof HubRequestError && error.status === 412;
+          if (!conflict || attempt === MERGE_ATTEMPTS) throw error;
+        }
+      }
     },
   );
 
