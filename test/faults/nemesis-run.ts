@@ -10,12 +10,12 @@ import { describeFault, injectFault, planFaults, type FaultKind, type InjectedFa
 import type { Workload } from './two-worker-workload.js';
 
 /** NEMESIS_SEED (a number, or `random` to draw one), else `fixed`: `npm test` replays the same faults. */
-export function nemesisSeed(fixed: number): number {
+function nemesisSeed(fixed: number): number {
   const seed = process.env.NEMESIS_SEED;
   return seed === 'random' ? randomInt(2 ** 31) : Number(seed ?? fixed);
 }
 
-export const nemesisFaults = (): number => Number(process.env.NEMESIS_FAULTS ?? 3);
+const nemesisFaults = (): number => Number(process.env.NEMESIS_FAULTS ?? 3);
 
 const SETTLE_MS = 180_000;
 /**
@@ -26,7 +26,7 @@ const FORGETTING_REACH_MS = 45_000;
 /** The bound of each API call of the probe. */
 const API_BOUND_MS = 10_000;
 
-export interface NemesisOutcome {
+interface NemesisOutcome {
   check: LedgerCheck;
   /** API calls answered with neither data nor 503 within the bound. */
   apiFailures: ReturnType<typeof apiFailures>;
@@ -36,7 +36,7 @@ export interface NemesisOutcome {
  * Draws `faults` faults of `kinds` from `seed`, injects them into the workload's deployment one after the other
  * while `apiProcess` is probed, and checks the ledger of the whole window.
  */
-export async function runNemesis(input: {
+async function runNemesis(input: {
   workload: Workload;
   seed: number;
   faults: number;
