@@ -264,6 +264,12 @@ export const ledger: LedgerEntry[] = [
     skip: 'runs parts of the suite, which would run tests from inside a test',
   },
   {
+    file: 'docs/testing.md',
+    first: 'NEMESIS_SEED=3 NEMESIS_FAULTS=3 npx vitest run test/faults/randomized-dev-faults.test.ts',
+    skip: 'runs the randomized fault test, minutes a seed, which would run tests from inside a test',
+    coveredBy: 'test/faults/randomized-dev-faults.test.ts',
+  },
+  {
     file: 'charts/meerkat/templates/NOTES.txt',
     first:
       'kubectl -n {{ .Release.Namespace }} port-forward svc/{{ include "meerkat.fullname" . }}-hub {{ .Values.hub.port }}:{{ .Values.hub.port }}',

@@ -19,13 +19,15 @@ export const OTHER_ORGANIZATION = 'beta';
 const EVERY_TEN_SECONDS = { every: 1 / 6, unit: 'MINUTE' } as const;
 export const TEN_SECONDS_MS = 10_000;
 
-export type ProcessKind = 'hub' | 'scheduler' | 'worker';
+export type ProcessKind = 'hub' | 'scheduler' | 'worker' | 'dev';
 /** The kind of a process by its name: `worker-2` is a worker. */
 const kindOf = (name: string): ProcessKind => name.replace(/-\d+$/, '') as ProcessKind;
 const processArgs: Record<ProcessKind, { args: string[]; ready: RegExp }> = {
   hub: { args: ['hub'], ready: /hub API listening/ },
   scheduler: { args: ['scheduler'], ready: /scheduler running/ },
   worker: { args: ['worker', '--locations', 'default'], ready: /worker consuming runs/ },
+  // Everything in one process: the API, the scheduler and a worker, over its in-process queue without REDIS_URL.
+  dev: { args: ['dev'], ready: /Meerkat dev hub on / },
 };
 
 export interface ApiAnswer {
@@ -51,7 +53,7 @@ export interface FaultDeployment {
   signal(process: MeerkatProcess, signal: NodeJS.Signals): void;
   /** The names of processes that have exited (any way) and were not signalled by the test. */
   exited(): string[];
-  /** A call of the hub's API as `acme` (or with `key`), bounded by `timeoutMs` (a call that takes longer throws). */
+  /** A call of the API (the hub's, or `meerkat dev`'s) as `acme` (or with `key`), bounded by `timeoutMs` (a call that takes longer throws). */
   api(method: string, path: string, body?: unknown, timeoutMs?: number, key?: string): Promise<ApiAnswer>;
   /** Every run row, read on a connection of its own. */
   runs(): Promise<RecordedRun[]>;
@@ -274,19 +276,21 @@ export function hasStackTrace(text: string): boolean {
 }
 
 /**
- * Starts the bed, migrates it with `meerkat migrate`, and starts the given processes. On any failure what has
+ * Starts the bed, migrates it with `meerkat migrate`, and starts the given processes; with `redis: false` they
+ * are not told the bed's Redis (`meerkat dev` then keeps its queue in its memory). On any failure what has
  * started is stopped again.
  */
 export async function startFaultDeployment(
   kinds: ProcessKind[],
   extraEnv: Record<string, string> = {},
+  options: { redis?: boolean } = {},
 ): Promise<FaultDeployment> {
   const bed = await startFaultBed();
   const key = generateApiKey();
   const otherKey = generateApiKey();
   const env: Record<string, string> = {
     DATABASE_URL: bed.postgres.url,
-    REDIS_URL: bed.redis.url,
+    ...(options.redis === false ? {} : { REDIS_URL: bed.redis.url }),
     AUTH_API_KEYS: `${ORGANIZATION}:admin:${hashApiKey(key)},${OTHER_ORGANIZATION}:admin:${hashApiKey(otherKey)}`,
     SECRETS_KEY: 'fa'.repeat(32),
     EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS,
@@ -325,8 +329,8 @@ export async function startFaultDeployment(
     throw error;
   }
   const hub = () => {
-    const found = processes.find((p) => p.name === 'hub');
-    if (found === undefined) throw new Error('this deployment runs no hub');
+    const found = processes.find((p) => p.name === 'hub' || p.name === 'dev');
+    if (found === undefined) throw new Error('this deployment runs no hub and no meerkat dev');
     return found;
   };
   return {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { MeerkatProcess } from '../harness/processes.js';
 import { exitWithin, type FaultDeployment } from './fault-deployment.js';
 
-const FAULT_KINDS = [
+const SPLIT_FAULT_KINDS = [
   'postgres-stop',
   'postgres-pause',
   'postgres-restart',
@@ -20,7 +20,20 @@ const FAULT_KINDS = [
   'postgres-stop-worker-kill',
   'rolling-restart',
 ] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+/**
+ * What is real for `meerkat dev` pointed at a PostgreSQL (docs/testing.md): its database's faults, and its one
+ * process killed, stopped on SIGTERM or paused (SIGSTOP, as a laptop sleeps). It has no Redis and no other process.
+ */
+export const DEV_FAULT_KINDS = [
+  'postgres-stop',
+  'postgres-pause',
+  'postgres-restart',
+  'dev-kill',
+  'dev-term',
+  'dev-pause',
+  'postgres-stop-dev-kill',
+] as const;
+export type FaultKind = (typeof SPLIT_FAULT_KINDS)[number] | (typeof DEV_FAULT_KINDS)[number];
 
 /**
  * Faults after which a slot may end with nobody having said why (the auditor then records it `lost`): what was
@@ -31,6 +44,10 @@ const FORGETTING: ReadonlySet<FaultKind> = new Set([
   'redis-restart-empty',
   'redis-key-loss',
   'postgres-stop-worker-kill',
+  // `meerkat dev` keeps its schedules and queue in its memory: while it is down nobody holds a slot.
+  'dev-kill',
+  'dev-term',
+  'postgres-stop-dev-kill',
 ]);
 
 /** mulberry32: a small seeded generator, enough to draw a schedule that replays. */
@@ -55,12 +72,16 @@ export interface PlannedFault {
   worker: 'worker' | 'worker-2';
 }
 
-/** `count` faults drawn from `seed`: kinds uniformly, holds of 5–40 s, calm of 5–15 s. */
-export function planFaults(seed: number, count: number): PlannedFault[] {
+/** `count` faults drawn from `seed`: `kinds` uniformly, holds of 5–40 s, calm of 5–15 s. */
+export function planFaults(
+  seed: number,
+  count: number,
+  kinds: readonly FaultKind[] = SPLIT_FAULT_KINDS,
+): PlannedFault[] {
   const random = seededRandom(seed);
   const between = (low: number, high: number) => Math.round(low + random() * (high - low));
   return Array.from({ length: count }, () => ({
-    kind: FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)] ?? 'postgres-stop',
+    kind: kinds[Math.floor(random() * kinds.length)] ?? 'postgres-stop',
     holdMs: between(5_000, 40_000),
     calmMs: between(5_000, 15_000),
     worker: random() < 0.5 ? 'worker' : 'worker-2',
@@ -95,6 +116,18 @@ async function terminateAndRestart(deployment: FaultDeployment, name: string) {
   deployment.signal(process, 'SIGTERM');
   const exit = await exitWithin(process, 45_000);
   if (exit === undefined) throw new Error(`${name} still ran 45 s after SIGTERM`);
+  await deployment.replace(process);
+}
+
+/** PostgreSQL stopped, `name` killed halfway through the outage, started again once PostgreSQL is back. */
+async function killDuringOutage(deployment: FaultDeployment, name: string, holdMs: number) {
+  await deployment.bed.postgres.stopImmediately();
+  await sleep(holdMs / 2);
+  const process = processNamed(deployment, name);
+  deployment.signal(process, 'SIGKILL');
+  await exitWithin(process, 10_000);
+  await sleep(holdMs / 2);
+  await deployment.bed.postgres.start();
   await deployment.replace(process);
 }
 
@@ -151,19 +184,30 @@ const inject: Record<FaultKind, (deployment: FaultDeployment, fault: PlannedFaul
   },
   // Issue 32's second row: a worker killed in the middle of an outage, started again once it is over.
   async 'postgres-stop-worker-kill'(deployment, { worker, holdMs }) {
-    await deployment.bed.postgres.stopImmediately();
-    await sleep(holdMs / 2);
-    const process = processNamed(deployment, worker);
-    deployment.signal(process, 'SIGKILL');
-    await exitWithin(process, 10_000);
-    await sleep(holdMs / 2);
-    await deployment.bed.postgres.start();
-    await deployment.replace(process);
+    await killDuringOutage(deployment, worker, holdMs);
   },
   // As `helm upgrade` rolls the Deployments: each process in turn ends on SIGTERM and a new one takes over.
   async 'rolling-restart'(deployment) {
     for (const name of ['scheduler', 'worker', 'worker-2', 'hub'])
       await terminateAndRestart(deployment, name);
+  },
+  async 'dev-kill'(deployment, { holdMs }) {
+    await killAndRestart(deployment, 'dev', Math.min(holdMs, 10_000));
+  },
+  async 'dev-term'(deployment) {
+    await terminateAndRestart(deployment, 'dev');
+  },
+  // SIGSTOP, as a laptop's sleep or a debugger holds it: timers fire late, nothing is lost from memory. Sent with
+  // process.kill, since child.kill would mark the child `killed` for good.
+  async 'dev-pause'(deployment, { holdMs }) {
+    const { pid } = processNamed(deployment, 'dev').process.child;
+    if (pid === undefined) throw new Error('meerkat dev has no pid');
+    process.kill(pid, 'SIGSTOP');
+    await sleep(Math.min(holdMs, 20_000));
+    process.kill(pid, 'SIGCONT');
+  },
+  async 'postgres-stop-dev-kill'(deployment, { holdMs }) {
+    await killDuringOutage(deployment, 'dev', holdMs);
   },
 };
 

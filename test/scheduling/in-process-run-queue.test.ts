@@ -82,6 +82,22 @@ describe('the in-process run queue and schedules of meerkat dev', () => {
     expect(delivered).toEqual([String(next)]);
   });
 
+  it('delivers the latest slot when its timer fires periods late, counting the slots passed over as late', async () => {
+    const { schedules, pending, delivered, skipped, consumer, setNow } = queueOnTestTimers();
+    await schedules.upsertSchedule(scheduleOf('paused', 10_000, 0));
+    const timer = pending.shift();
+    if (timer === undefined) throw new Error('no timer armed');
+    // The process was stopped (SIGSTOP, a laptop asleep) through this slot and the next two.
+    setNow(timer.dueMs + 25_000);
+    timer.callback();
+    await Promise.resolve();
+    await consumer.close();
+
+    expect(delivered).toEqual([String(timer.dueMs + 20_000)]);
+    expect(skipped).toEqual([`${timer.dueMs} late`, `${timer.dueMs + 10_000} late`]);
+    expect(pending.filter((t) => !t.cancelled).map((t) => t.dueMs)).toEqual([timer.dueMs + 30_000]);
+  });
+
   it('holds at most its admission’s slots, shedding the oldest waiting for a check for a newer one (ADR 0040)', async () => {
     const queue = createInProcessRunQueue({ log: capturedLog().log });
     let release = () => {};
@@ -152,15 +168,19 @@ function queueOnTestTimers() {
     startTimer,
   });
   const delivered: string[] = [];
+  const skipped: string[] = [];
   const consumer = queue.consume(
     ['default'],
     (job) => {
       delivered.push(job.slot ?? 'no slot');
       return Promise.resolve();
     },
-    { admission: testAdmission(10) },
+    {
+      admission: testAdmission(10),
+      onSkipped: (slots, reason) => skipped.push(...slots.map((slot) => `${slot.slotMs} ${reason}`)),
+    },
   );
   // The clock never goes back, as Date.now() in practice does not between two timers.
   const setNow = (ms: number) => void (nowMs = Math.max(nowMs, ms));
-  return { queue, schedules, pending, delivered, consumer, setNow };
+  return { queue, schedules, pending, delivered, skipped, consumer, setNow };
 }

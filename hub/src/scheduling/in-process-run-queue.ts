@@ -12,6 +12,7 @@ import type {
   RunJobData,
   RunQueue,
   RunSchedule,
+  SkipReason,
 } from '../runs/run-queue.js';
 
 export interface InProcessRunQueueOptions {
@@ -28,6 +29,8 @@ export interface InProcessRunQueue extends RunQueue {
   deliverSlot(schedule: RunSchedule, slotMs: number): void;
   /** The latest slot of a schedule delivered, by its id. */
   lastSlotOf(scheduleId: string): number | undefined;
+  /** Slots of `schedule` that will never be checked: its location's consumer counts each as a gap. */
+  skipSlots(schedule: RunSchedule, slotsMs: readonly number[], reason: SkipReason): void;
 }
 
 /**
@@ -167,6 +170,13 @@ export function createInProcessRunQueue({
     },
     deliverSlot,
     lastSlotOf: (scheduleId) => lastSlots.get(scheduleId),
+    skipSlots(schedule, slotsMs, reason) {
+      if (slotsMs.length === 0) return;
+      handlers.get(schedule.location)?.onSkipped?.(
+        slotsMs.map((slotMs) => ({ data: schedule.data, slotMs })),
+        reason,
+      );
+    },
     enqueueSlot(schedule, slotMs) {
       deliverSlot(schedule, slotMs);
       return Promise.resolve();

@@ -24,6 +24,8 @@ interface Timer {
 
 /** The longest delay setTimeout takes (about 24.8 days); monitors may run as rarely as every 30 days. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Slots of one schedule counted `skipped_late` per late timer; older ones are left to the auditor (`lost`). */
+const MAX_LATE_SKIPS = 1_000;
 
 /**
  * The ScheduleStore contract in one process, for `meerkat dev` without Redis: each schedule fires on a timer at
@@ -52,12 +54,25 @@ export function createInProcessScheduleStore(
         // Node fires a longer timeout after 1 ms: a slot further away than that is reached in steps.
         // The queue delivers no slot twice (enqueueSlot may have given this one already).
         // A rewrite with the same timing (a new monitor version) keeps the timer and replaced `entry.schedule`.
-        if (wait <= MAX_TIMEOUT_MS) queue.deliverSlot(entry.schedule, next);
+        if (wait <= MAX_TIMEOUT_MS) deliverLatest(entry.schedule, next);
         arm(entry.schedule);
       },
       Math.max(0, Math.min(wait, MAX_TIMEOUT_MS)),
     );
     timers.set(schedule.id, entry);
+  };
+
+  // A timer that fires a period or more late (the process was stopped, a laptop slept, the event loop stalled)
+  // delivers the latest slot due, as the Redis schedules do after a pause, and counts the slots it passed over as
+  // `skipped_late`: the next timer is armed from the clock, so nothing else would ever account for them.
+  const deliverLatest = (schedule: RunSchedule, next: number) => {
+    const latest = Math.max(next, latestSlotMs(schedule, clock.now().getTime()));
+    const delivered = queue.lastSlotOf(schedule.id) ?? -Infinity;
+    const passed: number[] = [];
+    const first = Math.max(next, latest - MAX_LATE_SKIPS * schedule.everyMs);
+    for (let slot = first; slot < latest; slot += schedule.everyMs) if (slot > delivered) passed.push(slot);
+    queue.skipSlots(schedule, passed, 'late');
+    queue.deliverSlot(schedule, latest);
   };
 
   const listed = (location: string) => [...timers.values()].filter((t) => t.schedule.location === location);
