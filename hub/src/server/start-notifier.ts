@@ -52,7 +52,7 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
     options.deliveries ??
     (settings.REDIS_URL === undefined
       ? createInProcessDeliveryQueue()
-      : createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL }));
+      : createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL, log }));
   const egress = options.egress ?? createEgressPolicy();
   const webhookAgent = createEgressAgent(egress, { connectTimeoutMs: 15_000 });
   const channels = [
@@ -130,7 +130,7 @@ export function startRuleEvaluation(
 } {
   if (settings.REDIS_URL === undefined)
     throw new Error('rule evaluation without a notifier needs REDIS_URL (the notifications queue)');
-  const deliveries = createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL });
+  const deliveries = createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL, log });
   const outbox = startOutbox(components.db, deliveries, log);
   return {
     hook: outbox.hook,
