@@ -23,7 +23,7 @@ const ENQUEUE_DEADLINE_MS = 2_000;
  * notification goes out after Redis is back, and the pass is one indexed query on a table that is nearly always
  * empty, so there is nothing for an operator to trade against.
  */
-export const OUTBOX_SWEEP_MS = 5_000;
+const OUTBOX_SWEEP_MS = 5_000;
 
 /**
  * Hands the pending outbox rows to the delivery queue, oldest first, and deletes them in the same transaction.
