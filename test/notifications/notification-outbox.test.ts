@@ -130,8 +130,14 @@ describe('the notification outbox', () => {
     for (let i = 0; i < 12; i++) await recordThenDie(hub.db, hook, 'raced');
     expect(await countPendingDeliveries(hub.db)).toBe(12);
 
-    // The drain after a commit and three sweeps (of this and other processes) at once.
+    // The drain after a commit and three sweeps (of this and other processes) at once. Each enqueue takes a few
+    // milliseconds, as a Redis round trip does, so the drains overlap while they hand rows over.
     const deliveries = recordingDeliveryQueue();
+    const record = deliveries.enqueue;
+    deliveries.enqueue = async (job) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await record(job);
+    };
     const handed = await Promise.all([1, 2, 3, 4].map(() => drainNotificationOutbox(hub.db, deliveries)));
     expect(handed.reduce((sum, rows) => sum + rows, 0)).toBe(12);
     const eventIds = (await eventsOf(hub, rule?.id)).map((e) => e.id).sort();
