@@ -133,12 +133,14 @@ describe('the notification outbox', () => {
     // The drain after a commit and three sweeps (of this and other processes) at once. Each enqueue takes a few
     // milliseconds, as a Redis round trip does, so the drains overlap while they hand rows over.
     const deliveries = recordingDeliveryQueue();
-    const record = deliveries.enqueue;
-    deliveries.enqueue = async (job) => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      await record(job);
+    const roundTrip: DeliveryQueue = {
+      ...deliveries,
+      enqueue: async (job) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await deliveries.enqueue(job);
+      },
     };
-    const handed = await Promise.all([1, 2, 3, 4].map(() => drainNotificationOutbox(hub.db, deliveries)));
+    const handed = await Promise.all([1, 2, 3, 4].map(() => drainNotificationOutbox(hub.db, roundTrip)));
     expect(handed.reduce((sum, rows) => sum + rows, 0)).toBe(12);
     const eventIds = (await eventsOf(hub, rule?.id)).map((e) => e.id).sort();
     expect(eventIds).toHaveLength(12);
