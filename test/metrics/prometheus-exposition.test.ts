@@ -174,6 +174,7 @@ describe('Prometheus exposition of a running meerkat dev', () => {
       'meerkat_monitor_success_ratio',
       'meerkat_notification_deliveries_total',
       'meerkat_notification_delivery_duration_seconds',
+      'meerkat_notification_outbox_depth',
       'meerkat_http_request_duration_seconds',
     ])
       expect(names).toContain(family);

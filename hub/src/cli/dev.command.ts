@@ -3,7 +3,10 @@ import { workerLocationNames } from '../config/locations.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { createNotificationDeliveryMetrics } from '../notifications/notification-delivery-metrics.js';
+import {
+  createNotificationDeliveryMetrics,
+  createNotificationOutboxDepthMetric,
+} from '../notifications/notification-delivery-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import { startNotifier } from '../server/start-notifier.js';
@@ -37,6 +40,7 @@ export function registerDevCommand(program: Command): void {
         components,
         egress: egressPoliciesOf(settings).global,
         onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
+        onOutboxDepth: createNotificationOutboxDepthMetric(metrics.registry),
       });
       // One list for every way a result lands here: the worker, runner Job reports, the Job watcher.
       const hooks = runFinishedHooks(metrics.registry, notifier.hook, {

@@ -21,7 +21,7 @@ export function registerHubCommand(program: Command): void {
       registerDependencyMetrics(metrics.registry, components.readiness);
       // The hub records the results of runner Jobs (their reports, and the failures its Job watcher sees):
       // they get the same rollups, rule evaluation and counters as results recorded by workers.
-      const rules = startRuleEvaluation(settings);
+      const rules = startRuleEvaluation(settings, components, log);
       const hooks = runFinishedHooks(metrics.registry, rules.hook, {
         db: components.db,
         locations: settings.LOCATIONS.filter((l) => l.executor === 'job').map((l) => l.name),

@@ -3,7 +3,10 @@ import { workerLocationNames } from '../config/locations.js';
 import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings, workerConcurrencySchema } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { createNotificationDeliveryMetrics } from '../notifications/notification-delivery-metrics.js';
+import {
+  createNotificationDeliveryMetrics,
+  createNotificationOutboxDepthMetric,
+} from '../notifications/notification-delivery-metrics.js';
 import { createRunsDroppedMetric, registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
@@ -49,6 +52,7 @@ export function registerWorkerCommand(program: Command): void {
         components,
         egress: egressPoliciesOf(settings).global,
         onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
+        onOutboxDepth: createNotificationOutboxDepthMetric(metrics.registry),
       });
       const worker = startWorker({
         settings,

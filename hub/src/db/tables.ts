@@ -247,6 +247,16 @@ export interface ScheduleOutboxTable {
   created_at: CreatedAt;
 }
 
+/** A delivery to hand to the notifications queue once its event committed (docs/adr/0051-notification-outbox.md). */
+export interface NotificationOutboxTable {
+  id: Generated<string>;
+  organization_id: string;
+  event_id: string;
+  channel_key: string;
+  rule_id: string | null;
+  created_at: CreatedAt;
+}
+
 /** One (organization, monitor, minute, location, environment) of finished runs; see docs/metrics.md. */
 export interface RunRollupMinuteTable {
   organization_id: string;
@@ -392,6 +402,7 @@ export interface Database {
   oauth_transactions: OAuthTransactionTable;
   secret_maps: SecretMapTable;
   schedule_outbox: ScheduleOutboxTable;
+  notification_outbox: NotificationOutboxTable;
   secret_map_revisions: SecretMapRevisionTable;
   run_rollups_minute: RunRollupMinuteTable;
   run_rollups_hour: RunRollupHourTable;

@@ -4,7 +4,12 @@ import { storableText } from '../contract/storable-text.js';
 import type { Db } from '../db/database.js';
 import { findMonitor } from '../monitors/monitor.repository.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../http/errors.js';
-import { recordJudgedRuns, type RunFinishedHook } from '../runs/run-finished.js';
+import {
+  recordJudgedRuns,
+  runAfterCommit,
+  type AfterCommit,
+  type RunFinishedHook,
+} from '../runs/run-finished.js';
 import type { Clock } from '../system/clock.js';
 import { heartbeatRun } from './heartbeat-run.js';
 import { missedPeriod } from './missed-period.js';
@@ -86,6 +91,7 @@ export function createHeartbeatService(deps: HeartbeatServiceDeps): HeartbeatSer
     async ping(token, kind, note) {
       if (!isHeartbeatTokenShaped(token)) throw unknownToken();
       const hash = heartbeatTokenHash(token);
+      const afterCommit: AfterCommit[] = [];
       await db.transaction().execute(async (tx) => {
         const row = await lockHeartbeatByTokenHash(tx, hash);
         if (row === undefined || row.token_hash === null || !sameTokenHash(row.token_hash, hash))
@@ -96,13 +102,15 @@ export function createHeartbeatService(deps: HeartbeatServiceDeps): HeartbeatSer
           return;
         }
         const deadline = new Date(now.getTime() + (row.period_seconds + row.grace_seconds) * 1000);
-        await recordJudgedRuns(tx, [pingRun(row, kind, now, note)], hooks);
+        await recordJudgedRuns(tx, [pingRun(row, kind, now, note)], hooks, afterCommit);
         await updatePingState(tx, row, { last_ping_at: now, started_at: null, deadline_at: deadline });
       });
+      await runAfterCommit(db, afterCommit);
     },
 
     async recordMisses() {
-      return db.transaction().execute(async (tx) => {
+      const afterCommit: AfterCommit[] = [];
+      const recorded = await db.transaction().execute(async (tx) => {
         const now = clock.now();
         const overdue = await lockOverdueHeartbeats(tx, now, MISSES_PER_PASS);
         if (overdue.length === 0) return 0;
@@ -111,12 +119,15 @@ export function createHeartbeatService(deps: HeartbeatServiceDeps): HeartbeatSer
           tx,
           misses.map((miss) => miss.run),
           hooks,
+          afterCommit,
         );
         for (const { row, nextDeadline } of misses)
           await updatePingState(tx, row, { deadline_at: nextDeadline, started_at: null });
         deps.log.info({ recorded: misses.length }, 'missed heartbeat periods recorded');
         return misses.length;
       });
+      await runAfterCommit(db, afterCommit);
+      return recorded;
     },
   };
 }

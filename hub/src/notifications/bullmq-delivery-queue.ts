@@ -1,5 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { shortReason } from '../system/dependency-errors.js';
 import { queueLockOptions } from '../system/queue-locks.js';
 import {
   DELIVERY_ATTEMPTS,
@@ -14,6 +16,8 @@ export interface BullmqDeliveryQueueOptions {
   prefix?: string;
   /** The first retry's delay; each further one doubles it. */
   backoffMs?: number;
+  /** Where Redis connection errors go (Redis away); without it they are dropped, never printed. */
+  log?: Logger;
 }
 
 const DELIVERY_QUEUE_NAME = 'notifications';
@@ -23,6 +27,12 @@ export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): 
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const prefix = options.prefix ?? 'bull';
   const queue = new Queue<DeliveryJobData>(DELIVERY_QUEUE_NAME, { connection, prefix });
+  // Without listeners, ioredis and BullMQ print each failed reconnect to stderr while Redis is away; they
+  // reconnect by themselves, and the outbox keeps what could not be enqueued meanwhile.
+  const onError = (error: Error) =>
+    options.log?.debug({ reason: shortReason(error) }, 'notifications queue connection error');
+  connection.on('error', onError);
+  queue.on('error', onError);
   const workers = new Set<Worker<DeliveryJobData>>();
 
   return {
@@ -45,6 +55,7 @@ export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): 
         },
         { connection, prefix, concurrency, ...queueLockOptions },
       );
+      worker.on('error', onError);
       workers.add(worker);
       return {
         async close() {

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DeliveryAttemptOutcome } from './notification-delivery.js';
 import { METRIC_PREFIX } from '../system/metrics-registry.js';
 
@@ -34,4 +34,19 @@ export function createNotificationDeliveryMetrics(
     deliveries.inc({ channel, result });
     if (sendSeconds !== undefined) sends.observe({ channel }, sendSeconds);
   };
+}
+
+/**
+ * The notification outbox rows waiting to be handed to the delivery queue, as the last sweep of this process
+ * counted them (docs/adr/0051-notification-outbox.md). The table is shared: every worker reports the same rows,
+ * so use max() over workers, not sum(). Above 0 for more than a sweep or two means the queue (Redis) refuses
+ * them.
+ */
+export function createNotificationOutboxDepthMetric(registry: Registry): (rows: number) => void {
+  const depth = new Gauge({
+    name: `${METRIC_PREFIX}notification_outbox_depth`,
+    help: 'Notification deliveries recorded but not yet handed to the delivery queue, at the last outbox sweep.',
+    registers: [registry],
+  });
+  return (rows) => depth.set(rows);
 }

@@ -1,4 +1,4 @@
-import type { DbTransaction } from '../db/database.js';
+import type { Db, DbTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { HeldBy } from '../db/tables.js';
 import { lookUpMutes, type MutableRun } from '../maintenance/mutes.js';
@@ -6,6 +6,8 @@ import { monitorKey, type RunFinishedHook } from '../runs/run-finished.js';
 import type { RunRow } from '../runs/run.repository.js';
 import type { DeliveryJobData, DeliveryQueue } from './delivery-queue.js';
 import { insertEvent } from './notification-event.repository.js';
+import { drainNotificationOutbox } from './notification-outbox.js';
+import { recordDeliveries } from './notification-outbox.repository.js';
 import {
   lockEnabledRulesOfMonitors,
   saveRuleEvaluation,
@@ -100,7 +102,7 @@ function triggerName(rule: NotificationRuleRow): string {
 }
 
 /**
- * Evaluates one rule for one run. A notification is recorded as an event and enqueued, or, when a silence or
+ * Evaluates one rule for one run. A notification is recorded as an event to deliver, or, when a silence or
  * maintenance window holds the run (`heldBy`), recorded as held in place of the rule's previous held one. The
  * first run nothing holds releases the held notification (held-notifications.ts); it stands for that run's own.
  */
@@ -177,11 +179,22 @@ async function evaluateRule(
 /**
  * Evaluates the rules of each run's monitor in the transaction that records the runs. The rule rows stay
  * locked until that transaction commits, so two workers finishing runs of one monitor evaluate one after the
- * other and a condition fires once. Delivery jobs are enqueued before the commit; the delivery handler first
- * waits on the same rule lock, so it never reads the event before it is committed (and finds none if it rolled
- * back). One query finds (and locks) the rules of every run's monitor: most monitors have none.
+ * other and a condition fires once. What fires is written to the notification outbox in that transaction and
+ * handed to `deliveries` once it committed (docs/adr/0051-notification-outbox.md): a rolled-back transaction
+ * leaves no delivery, and a queue that fails then (Redis away) leaves the rows to the outbox sweep instead of
+ * failing the runs. One query finds (and locks) the rules of every run's monitor: most monitors have none.
  */
-export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
+export function ruleEvaluationHook(
+  deliveries: DeliveryQueue,
+  options: { onDrainFailure?: (error: unknown) => void } = {},
+): RunFinishedHook {
+  const afterCommit = async (db: Db) => {
+    try {
+      await drainNotificationOutbox(db, deliveries);
+    } catch (error) {
+      options.onDrainFailure?.(error);
+    }
+  };
   return {
     name: 'notification-rules',
     async onRunsFinished(tx, runs) {
@@ -213,7 +226,9 @@ export function ruleEvaluationHook(deliveries: DeliveryQueue): RunFinishedHook {
           if (job !== undefined) jobs.push(job);
         }
       }
-      for (const job of jobs) await deliveries.enqueue(job);
+      if (jobs.length === 0) return undefined;
+      await recordDeliveries(tx, jobs);
+      return afterCommit;
     },
   };
 }

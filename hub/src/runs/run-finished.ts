@@ -19,7 +19,16 @@ import { systemFailureError } from './system-failure.js';
  */
 export interface RunFinishedHook {
   readonly name: string;
-  onRunsFinished(tx: DbTransaction, runs: readonly RunRow[]): Promise<void>;
+  /** May return what to do once the transaction committed (hand over notifications, ADR 0051). */
+  onRunsFinished(tx: DbTransaction, runs: readonly RunRow[]): Promise<void | AfterCommit>;
+}
+
+/** Work a hook leaves for after the commit; it handles its own failures (the runs are recorded by then). */
+export type AfterCommit = (db: Db) => Promise<void>;
+
+/** Runs what the hooks left for after the commit, in hook order. */
+export async function runAfterCommit(db: Db, afterCommit: readonly AfterCommit[]): Promise<void> {
+  for (const next of afterCommit) await next(db);
 }
 
 type RunMonitor = Pick<RunRow, 'organization_id' | 'monitor_id'>;
@@ -32,10 +41,18 @@ const byMonitor = (a: RunMonitor, b: RunMonitor) => {
   return left < right ? -1 : left > right ? 1 : 0;
 };
 
-async function runHooks(tx: DbTransaction, runs: RunRow[], hooks: readonly RunFinishedHook[]) {
+async function runHooks(
+  tx: DbTransaction,
+  runs: RunRow[],
+  hooks: readonly RunFinishedHook[],
+  afterCommit: AfterCommit[],
+) {
   if (runs.length === 0) return;
   runs.sort(byMonitor);
-  for (const hook of hooks) await hook.onRunsFinished(tx, runs);
+  for (const hook of hooks) {
+    const next = await hook.onRunsFinished(tx, runs);
+    if (next) afterCommit.push(next);
+  }
 }
 
 /** The statuses a run may be finished from; a runner's report is accepted only for a run it has started. */
@@ -48,12 +65,15 @@ async function writeRunResult(
   hooks: readonly RunFinishedHook[],
   from: FinishableStatuses | undefined,
 ): Promise<RunRow | undefined> {
-  return db.transaction().execute(async (tx) => {
+  const afterCommit: AfterCommit[] = [];
+  const finished = await db.transaction().execute(async (tx) => {
     const finished = await finishRun(tx, run.organization_id, run.id, result, from);
     if (finished === undefined) return undefined;
-    await runHooks(tx, [finished], hooks);
+    await runHooks(tx, [finished], hooks, afterCommit);
     return finished;
   });
+  await runAfterCommit(db, afterCommit);
+  return finished;
 }
 
 /** A scheduled run a worker has carried out, before it has a row: who, where, which slot, when it started. */
@@ -75,16 +95,19 @@ async function insertExecutedRuns(
 ): Promise<Map<string, RunRow>> {
   const monitors = new Set(executed.map(({ run }) => monitorKey(run)));
   if (monitors.size !== executed.length) throw new Error('a batch of results holds two runs of one monitor');
-  return db.transaction().execute(async (tx) => {
+  const afterCommit: AfterCommit[] = [];
+  const inserted = await db.transaction().execute(async (tx) => {
     const inserted = await insertFinishedScheduledRuns(
       tx,
       [...executed]
         .sort((a, b) => byMonitor(a.run, b.run))
         .map(({ run, result }) => ({ ...run, ...resultColumns(result) })),
     );
-    await runHooks(tx, inserted, hooks);
+    await runHooks(tx, inserted, hooks, afterCommit);
     return new Map(inserted.map((row) => [row.id, row]));
   });
+  await runAfterCommit(db, afterCommit);
+  return inserted;
 }
 
 /** The result the database refused for its content, replaced by a failure that says so without quoting it. */
@@ -118,14 +141,16 @@ export async function recordScheduledRuns(
  * Runs the hub judges itself rather than a worker running a check (heartbeat pings and missed periods,
  * docs/adr/0034-heartbeat-monitors.md), of distinct monitors, inserted finished with the hooks in the caller's
  * transaction, so the caller's own state (a heartbeat's deadline) moves in the same commit as the run it records.
+ * What the hooks leave for after the commit is added to `afterCommit`: the caller runs it (runAfterCommit).
  */
 export async function recordJudgedRuns(
   tx: DbTransaction,
   runs: readonly FinishedScheduledRun[],
   hooks: readonly RunFinishedHook[],
+  afterCommit: AfterCommit[],
 ): Promise<RunRow[]> {
   const inserted = await insertFinishedScheduledRuns(tx, [...runs].sort(byMonitor));
-  await runHooks(tx, inserted, hooks);
+  await runHooks(tx, inserted, hooks, afterCommit);
   return inserted;
 }
 

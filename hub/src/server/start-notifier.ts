@@ -17,6 +17,8 @@ import {
   type DeliveryAttemptOutcome,
 } from '../notifications/notification-delivery.js';
 import { ruleEvaluationHook } from '../notifications/rule-evaluation-hook.js';
+import { startNotificationOutboxSweep } from '../notifications/notification-outbox.js';
+import type { Db } from '../db/database.js';
 
 export interface NotifierOptions {
   settings: Readonly<Pick<Settings, 'REDIS_URL' | 'SLACK_API_URL' | 'PUBLIC_URL'>>;
@@ -28,6 +30,10 @@ export interface NotifierOptions {
   clock?: Clock;
   /** Told what each delivery attempt came to (the process's delivery metrics). */
   onDeliveryAttempt?: (outcome: DeliveryAttemptOutcome) => void;
+  /** Told after each outbox sweep how many deliveries still wait to be handed to the queue. */
+  onOutboxDepth?: (rows: number) => void;
+  /** How often the outbox is swept; default OUTBOX_SWEEP_MS (tests pass a shorter one). */
+  outboxSweepMs?: number;
   /**
    * What webhook and email deliveries may connect to: the global policy of the process (egressPoliciesOf);
    * default the built-in denies of a production process. Chat goes to SLACK_API_URL, which the operator set.
@@ -36,8 +42,9 @@ export interface NotifierOptions {
 }
 
 /**
- * The notifier of a worker: `hook` evaluates rules after each run (pass it to startWorker), and the consumer
- * delivers what fired over chat, email or webhook.
+ * The notifier of a worker: `hook` evaluates rules after each run (pass it to startWorker) and hands what fired
+ * to the queue after the commit; the outbox sweep hands over what such a drain left; and the consumer delivers
+ * over chat, email or webhook.
  */
 export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook; close(): Promise<void> } {
   const { settings, log } = options;
@@ -45,7 +52,7 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
     options.deliveries ??
     (settings.REDIS_URL === undefined
       ? createInProcessDeliveryQueue()
-      : createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL }));
+      : createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL, log }));
   const egress = options.egress ?? createEgressPolicy();
   const webhookAgent = createEgressAgent(egress, { connectTimeoutMs: 15_000 });
   const channels = [
@@ -75,9 +82,11 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
     },
     { concurrency: options.concurrency ?? 10 },
   );
+  const outbox = startOutbox(options.components.db, deliveries, log, options);
   return {
-    hook: ruleEvaluationHook(deliveries),
+    hook: outbox.hook,
     async close() {
+      await outbox.sweep.stop();
       await consumer.close();
       await deliveries.close();
       await webhookAgent.close();
@@ -85,16 +94,49 @@ export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook
   };
 }
 
+/** The rule hook, whose drain after each commit hands over what fired, and the sweep of what it left. */
+function startOutbox(
+  db: Db,
+  deliveries: DeliveryQueue,
+  log: Logger,
+  options: Pick<NotifierOptions, 'onOutboxDepth' | 'outboxSweepMs'> = {},
+) {
+  const hook = ruleEvaluationHook(deliveries, {
+    onDrainFailure: (error) =>
+      log.warn({ err: error }, 'notification outbox not drained after commit: the sweep retries'),
+  });
+  const sweep = startNotificationOutboxSweep({
+    db,
+    deliveries,
+    onError: (error) => log.warn({ err: error }, 'notification outbox sweep failed'),
+    ...(options.onOutboxDepth ? { onDepth: options.onOutboxDepth } : {}),
+    ...(options.outboxSweepMs === undefined ? {} : { intervalMs: options.outboxSweepMs }),
+  });
+  return { hook, sweep };
+}
+
 /**
  * Rule evaluation without delivery, for a process that records run results but does not deliver (the hub, for
- * the results of runner Jobs): what fires is enqueued on BullMQ `notifications` for the workers' notifiers.
+ * the results of runner Jobs): what fires is handed to BullMQ `notifications`, for the workers' notifiers,
+ * after each commit, and by the hub's own outbox sweep when that drain failed.
  */
-export function startRuleEvaluation(settings: Readonly<Settings>): {
+export function startRuleEvaluation(
+  settings: Readonly<Settings>,
+  components: Pick<Components, 'db'>,
+  log: Logger,
+): {
   hook: RunFinishedHook;
   close(): Promise<void>;
 } {
   if (settings.REDIS_URL === undefined)
     throw new Error('rule evaluation without a notifier needs REDIS_URL (the notifications queue)');
-  const deliveries = createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL });
-  return { hook: ruleEvaluationHook(deliveries), close: () => deliveries.close() };
+  const deliveries = createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL, log });
+  const outbox = startOutbox(components.db, deliveries, log);
+  return {
+    hook: outbox.hook,
+    async close() {
+      await outbox.sweep.stop();
+      await deliveries.close();
+    },
+  };
 }

@@ -16,6 +16,7 @@ import * as silencesAndMaintenance from './0014-silences-and-maintenance.js';
 import * as heartbeats from './0015-heartbeats.js';
 import * as uptimeKnownTime from './0016-uptime-known-time.js';
 import * as runDetailsCompaction from './0017-run-details-compaction.js';
+import * as notificationOutbox from './0018-notification-outbox.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0015-heartbeats': heartbeats,
   '0016-uptime-known-time': uptimeKnownTime,
   '0017-run-details-compaction': runDetailsCompaction,
+  '0018-notification-outbox': notificationOutbox,
 };
