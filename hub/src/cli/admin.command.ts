@@ -143,7 +143,7 @@ function registerQuotas(admin: Command): void {
       const hub = connectToHub(options);
       // The admin API's PUT replaces every override: keep those not named here.
       const overrides: QuotaOverrides = { ...(await hub.getQuotas(organization)).overrides, ...given };
-      for (const { quota } of QUOTA_FLAGS) if (dropped.includes(quota)) delete overrides[quota];
+      for (const quota of dropped) delete overrides[quota as QuotaName];
       printState(await hub.putQuotas(organization, overrides), options);
     },
   );
