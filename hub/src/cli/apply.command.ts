@@ -94,8 +94,10 @@ export function reportRefusals(verdicts: HubVerdict[]): void {
     process.stderr.write(describeHubError(refusal, where).join('\n') + '\n');
   }
   process.stderr.write(`meerkat apply: the hub refused ${refused.length} document(s); nothing was changed\n`);
-  const worst = Math.max(...refused.map(({ refusal }) => exitCodeOfHubError(refusal)));
-  throw new CommandFailure(worst as ExitCode);
+  const worst = refused
+    .map(({ refusal }) => exitCodeOfHubError(refusal))
+    .reduce((worse, code) => (code > worse ? code : worse));
+  throw new CommandFailure(worst);
 }
 
 function summaryOf(plan: PlannedAction[]): string {

@@ -1,4 +1,5 @@
 import type { HubRequestError } from '../client/hub-client.js';
+import { errorMessage } from '../log/error-facts.js';
 
 /**
  * The exit codes of every client sub-command (docs/cli.md): scripts and CI steps branch on them, so they mean the
@@ -52,6 +53,5 @@ export function isUnreachable(error: unknown): error is TypeError {
 }
 
 export function describeUnreachable(error: TypeError): string {
-  const cause = error.cause as Error | undefined;
-  return `cannot reach the hub (${String(cause?.message ?? cause)})`;
+  return `cannot reach the hub (${errorMessage(error.cause)})`;
 }

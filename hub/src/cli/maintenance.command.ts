@@ -19,6 +19,8 @@ interface CreateOptions extends HubOptions, MatcherFlags {
 }
 
 const UNIT_MINUTES = { d: 1440, h: 60, m: 1 } as const;
+const isUnit = (unit: string | undefined): unit is keyof typeof UNIT_MINUTES =>
+  unit !== undefined && Object.hasOwn(UNIT_MINUTES, unit);
 
 /** `3h` or `1d12h` -> minutes, as the hub reads a silence's duration. */
 function minutesOf(duration: string): number {
@@ -29,7 +31,7 @@ function minutesOf(duration: string): number {
     );
   let total = 0;
   for (const [, amount, unit] of duration.matchAll(/(\d+)([dhm])/g))
-    total += Number(amount) * UNIT_MINUTES[unit as keyof typeof UNIT_MINUTES];
+    if (isUnit(unit)) total += Number(amount) * UNIT_MINUTES[unit];
   return total;
 }
 

@@ -21,8 +21,8 @@ export function matcherOptions(command: Command): Command {
     .option('--location <location>', 'only this location (repeatable)', collect, []);
 }
 
-const isLabel = (label: string): label is MatcherLabel =>
-  (MATCHER_LABELS as readonly string[]).includes(label);
+const matcherLabels: ReadonlySet<string> = new Set(MATCHER_LABELS);
+const isLabel = (label: string): label is MatcherLabel => matcherLabels.has(label);
 
 /** `label=a,b` or `label!=a,b`: amtool's matcher syntax, with a comma list of exact values instead of a regex. */
 function parseMatcher(text: string): Matcher {

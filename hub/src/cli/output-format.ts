@@ -25,15 +25,20 @@ function checked<T>(what: string, parse: () => T): T {
   }
 }
 
+const namedFormats: ReadonlySet<string> = new Set(outputFormats);
+const isNamedFormat = (value: string): value is (typeof outputFormats)[number] => namedFormats.has(value);
+
 function parseOutputFormat(value: string): OutputFormat {
-  if ((outputFormats as readonly string[]).includes(value)) return value as OutputFormat;
+  if (isNamedFormat(value)) return value;
   if (value.startsWith(JSONPATH)) {
-    checked('-o jsonpath', () => parseTemplate(value.slice(JSONPATH.length)));
-    return value as OutputFormat;
+    const template = value.slice(JSONPATH.length);
+    checked('-o jsonpath', () => parseTemplate(template));
+    return `${JSONPATH}${template}`;
   }
   if (value.startsWith(CUSTOM_COLUMNS)) {
-    checked('-o custom-columns', () => parseCustomColumns(value.slice(CUSTOM_COLUMNS.length)));
-    return value as OutputFormat;
+    const spec = value.slice(CUSTOM_COLUMNS.length);
+    checked('-o custom-columns', () => parseCustomColumns(spec));
+    return `${CUSTOM_COLUMNS}${spec}`;
   }
   throw new CommandFailure(
     ExitCode.usage,

@@ -6,6 +6,7 @@ import { formatIssuePath } from '../contract/issue-path.js';
 import { scopeNameSchema } from '../contract/monitor-definition.js';
 import { secretNameSchema } from '../contract/secret-reference.js';
 import { createEgressPolicy } from '../egress/egress-policy.js';
+import { errorMessage } from '../log/error-facts.js';
 import { egressListsOf, egressSettingsShape } from '../egress/egress-rules.js';
 import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { createMonitorRunner, type RunOutcome } from '../runner/monitor-runner.js';
@@ -63,7 +64,7 @@ async function readLocalSecrets(
     try {
       parsed = parseYaml(text);
     } catch (error) {
-      throw new UsageError(`${file}: ${(error as Error).message.split('\n')[0]}`);
+      throw new UsageError(`${file}: ${errorMessage(error).split('\n')[0]}`);
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new UsageError(`${file}: expected a map of secret names to values`);
@@ -127,7 +128,7 @@ async function loadMonitors(options: TestOptions) {
   try {
     pattern = new RegExp(options.grep);
   } catch (error) {
-    throw new UsageError(`--grep ${options.grep}: ${(error as Error).message}`);
+    throw new UsageError(`--grep ${options.grep}: ${errorMessage(error)}`);
   }
   const chosen = monitors.filter((monitor) => pattern.test(identityKey(monitor)));
   if (chosen.length === 0)

@@ -55,7 +55,8 @@ export const locationsSetting = z
   .transform((raw, ctx) => {
     if (!raw.trim().startsWith('[')) return parseShortForm(raw);
     try {
-      return JSON.parse(raw) as unknown;
+      const parsed: unknown = JSON.parse(raw);
+      return parsed;
     } catch {
       ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
       return z.NEVER;

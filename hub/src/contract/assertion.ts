@@ -29,8 +29,10 @@ export const unaryOperatorSchema = z.enum([
 ]);
 export type UnaryOperator = z.infer<typeof unaryOperatorSchema>;
 
-const isNumeric = (operator: BinaryOperator) => (numericOperators as readonly string[]).includes(operator);
-const isTextual = (operator: BinaryOperator) => (stringOperators as readonly string[]).includes(operator);
+const numeric: ReadonlySet<BinaryOperator> = new Set(numericOperators);
+const textual: ReadonlySet<BinaryOperator> = new Set(stringOperators);
+const isNumeric = (operator: BinaryOperator) => numeric.has(operator);
+const isTextual = (operator: BinaryOperator) => textual.has(operator);
 
 /** Numeric operators compare numbers and string operators compare strings (DESIGN.md): say so at write time. */
 const binaryPredicateSchema = z

@@ -1,8 +1,8 @@
 import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
 import {
+  EGRESS_LIST_NAMES,
   EGRESS_SETTING_OF,
   egressListsOf,
-  type EgressListName,
   type EgressLists,
   type EgressOverride,
   type EgressSettings,
@@ -26,8 +26,6 @@ export interface EgressPoliciesOptions {
   ownEndpoints?: readonly OwnEndpoint[];
 }
 
-const LIST_NAMES = Object.keys(EGRESS_SETTING_OF) as EgressListName[];
-
 export function createEgressPolicies(options: EgressPoliciesOptions): EgressPolicies {
   const ownEndpoints = options.ownEndpoints ?? [];
   const base = {
@@ -45,7 +43,7 @@ export function createEgressPolicies(options: EgressPoliciesOptions): EgressPoli
   for (const location of options.locations ?? []) {
     const override = location.egress;
     if (override === undefined) continue;
-    const overridden = LIST_NAMES.filter((name) => override[name] !== undefined);
+    const overridden = EGRESS_LIST_NAMES.filter((name) => override[name] !== undefined);
     const lists = { ...options.lists, ...override };
     const sources = Object.fromEntries(
       overridden.map((name) => [name, `LOCATIONS ${location.name} egress.${name}`]),
@@ -57,7 +55,7 @@ export function createEgressPolicies(options: EgressPoliciesOptions): EgressPoli
     forLocation: (name) => perLocation.get(name)?.policy ?? global,
     environmentFor(name) {
       const lists = perLocation.get(name)?.lists ?? options.lists;
-      const listEnvironment = LIST_NAMES.flatMap((list) => {
+      const listEnvironment = EGRESS_LIST_NAMES.flatMap((list) => {
         const entries = lists[list] ?? [];
         return entries.length === 0 ? [] : [{ name: EGRESS_SETTING_OF[list], value: entries.join(',') }];
       });

@@ -4,7 +4,8 @@ import { parseCidr } from './ip-address.js';
 import { ownEndpointSchema, type OwnEndpoint } from './own-endpoints.js';
 
 /** The four lists of an egress policy; docs/egress.md says how they combine. */
-export type EgressListName = 'denyCidrs' | 'allowCidrs' | 'denyHosts' | 'allowHosts';
+export const EGRESS_LIST_NAMES = ['denyCidrs', 'allowCidrs', 'denyHosts', 'allowHosts'] as const;
+export type EgressListName = (typeof EGRESS_LIST_NAMES)[number];
 export type EgressLists = Partial<Record<EgressListName, readonly string[] | undefined>>;
 
 /** The setting each list comes from, as rule names in error messages quote it. */

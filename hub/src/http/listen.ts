@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { answerClientErrorsWithJson } from './client-errors.js';
 import { isListenFailure, PortUnavailableError } from './port-unavailable-error.js';
 
@@ -49,7 +48,10 @@ export async function listen(
     );
     server.listen(port, host, () => resolve());
   });
-  const address = server.address() as AddressInfo;
+  // A string for a pipe or socket path, null before listening: neither after listening on a TCP port.
+  const address = server.address();
+  if (address === null || typeof address === 'string')
+    throw new Error(`listening on ${host}:${port} gave no TCP address`);
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${address.port}`,

@@ -29,6 +29,12 @@ function lengthOf(value: unknown): number | Nothing {
   return NOTHING;
 }
 
+/** A NodesType argument: the type check at parse time lets only a query's nodelist through. */
+function nodelistOf(argument: unknown): unknown[] {
+  if (Array.isArray(argument)) return argument;
+  throw new TypeError('a NodesType argument is not a nodelist');
+}
+
 /**
  * Calls a standard function on arguments already converted to its declared parameter types: a ValueType is a
  * JSON value or NOTHING, a NodesType an array of nodes.
@@ -39,9 +45,9 @@ export function callStandardFunction(name: FunctionName, args: unknown[], patter
     case 'length':
       return lengthOf(first);
     case 'count':
-      return (first as unknown[]).length;
+      return nodelistOf(first).length;
     case 'value': {
-      const nodes = first as unknown[];
+      const nodes = nodelistOf(first);
       return nodes.length === 1 ? nodes[0] : NOTHING;
     }
     case 'match':

@@ -17,11 +17,14 @@ import { jsonColumn } from '../db/json-column.js';
 const MAX_SILENCE_MS = 366 * 24 * 3_600_000;
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
 
+const isUnit = (unit: string | undefined): unit is keyof typeof UNIT_MS =>
+  unit !== undefined && Object.hasOwn(UNIT_MS, unit);
+
 /** `1d12h` -> milliseconds; the schema has checked the shape. */
 function durationMs(duration: string): number {
   let total = 0;
   for (const [, amount, unit] of duration.matchAll(/(\d+)([dhm])/g))
-    total += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
+    if (isUnit(unit)) total += Number(amount) * UNIT_MS[unit];
   return total;
 }
 
@@ -54,12 +57,12 @@ function periodOf(body: SilenceCreate, now: Date): { start: Date; end: Date } {
   const start = body.startsAt === undefined ? now : new Date(body.startsAt);
   if (body.endsAt !== undefined && body.duration !== undefined)
     refuse('duration', 'give endsAt or duration, not both');
-  if (body.endsAt === undefined && body.duration === undefined)
-    refuse('endsAt', 'give endsAt or duration (e.g. 2h)');
   const end =
-    body.endsAt === undefined
-      ? new Date(start.getTime() + durationMs(body.duration as string))
-      : new Date(body.endsAt);
+    body.endsAt !== undefined
+      ? new Date(body.endsAt)
+      : body.duration !== undefined
+        ? new Date(start.getTime() + durationMs(body.duration))
+        : refuse('endsAt', 'give endsAt or duration (e.g. 2h)');
   const path = body.endsAt === undefined ? 'duration' : 'endsAt';
   if (end <= start) refuse(path, 'the silence must end after it starts');
   if (end <= now) refuse(path, 'the silence would already be over');

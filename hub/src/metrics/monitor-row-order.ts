@@ -20,7 +20,9 @@ export function compareMonitorRows(
   return (a: MonitorMetricsRow, b: MonitorMetricsRow) => {
     const ka = key(a);
     const kb = key(b);
-    const primary = typeof ka === 'string' ? ka.localeCompare(kb as string) : ka - (kb as number);
+    // One key function for both rows: two names or two numbers.
+    const primary =
+      typeof ka === 'string' || typeof kb === 'string' ? String(ka).localeCompare(String(kb)) : ka - kb;
     return (
       primary * direction ||
       a.monitorName.localeCompare(b.monitorName) ||

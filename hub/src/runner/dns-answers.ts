@@ -22,43 +22,45 @@ const MAX_DATA_CHARS = 1024;
 
 const text = (value: unknown) => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value));
 
+const SOA_FIELDS = ['mname', 'rname', 'serial', 'refresh', 'retry', 'expire', 'minimum'] as const;
+
 /** `data` as a zone file writes it, for the types a monitor can ask for; others as their JSON. */
 function presentation(answer: Answer): string {
-  const data = (answer as { data?: unknown }).data;
   switch (answer.type) {
-    case 'MX': {
-      const mx = data as { preference?: number; exchange: string };
-      return `${mx.preference ?? 0} ${mx.exchange}`;
-    }
+    case 'MX':
+      return `${answer.data.preference ?? 0} ${answer.data.exchange}`;
     case 'SRV': {
-      const srv = data as { priority?: number; weight?: number; port?: number; target: string };
+      const srv = answer.data;
       return `${srv.priority ?? 0} ${srv.weight ?? 0} ${srv.port ?? 0} ${srv.target}`;
     }
     case 'SOA': {
-      const soa = data as Record<string, unknown>;
-      return ['mname', 'rname', 'serial', 'refresh', 'retry', 'expire', 'minimum']
-        .map((field) => String(soa[field]))
-        .join(' ');
+      const soa = answer.data;
+      return SOA_FIELDS.map((field) => String(soa[field])).join(' ');
     }
     case 'TXT':
-      return (Array.isArray(data) ? data : [data]).map(text).join('');
-    case 'CAA': {
-      const caa = data as { flags?: number; tag: string; value: string };
-      return `${caa.flags ?? 0} ${caa.tag} "${caa.value}"`;
-    }
-    default:
+      return (Array.isArray(answer.data) ? answer.data : [answer.data]).map(text).join('');
+    case 'CAA':
+      return `${answer.data.flags ?? 0} ${answer.data.tag} "${answer.data.value}"`;
+    default: {
+      // OPT pseudo-records carry no data.
+      const data: unknown = 'data' in answer ? answer.data : undefined;
       return typeof data === 'string' ? data : JSON.stringify(data);
+    }
   }
 }
 
+/** dns-packet decodes the response code, though its types leave it out. */
+const rcodeOf = (packet: DecodedPacket): string =>
+  'rcode' in packet && typeof packet.rcode === 'string' ? packet.rcode : 'UNKNOWN';
+
 export function dnsResultOf(packet: DecodedPacket): DnsResult {
   return {
-    rcode: (packet as { rcode?: string }).rcode ?? 'UNKNOWN',
+    rcode: rcodeOf(packet),
     authoritative: packet.flag_aa,
     answers: (packet.answers ?? []).slice(0, MAX_ANSWERS).map((answer) => ({
       name: answer.name,
       type: answer.type,
-      ttl: (answer as { ttl?: number }).ttl ?? 0,
+      ttl: ('ttl' in answer ? answer.ttl : undefined) ?? 0,
       data: presentation(answer).slice(0, MAX_DATA_CHARS),
     })),
   };

@@ -23,12 +23,9 @@ function resolverOf(node: DnsQueryNode): { host: string; port: number; chosenByM
   if (first === undefined)
     throw new ProtocolAnswerError('this process has no DNS resolver configured', 'dns');
   // getServers() writes a port only when it is not 53: `1.2.3.4:5353`, `[::1]:5353`.
-  const bracketed = /^\[(.+)\]:(\d+)$/.exec(first);
-  if (bracketed !== null)
-    return { host: bracketed[1] as string, port: Number(bracketed[2]), chosenByMonitor: false };
-  const withPort = /^([^:]+):(\d+)$/.exec(first);
-  if (withPort !== null)
-    return { host: withPort[1] as string, port: Number(withPort[2]), chosenByMonitor: false };
+  const withPort = /^\[(.+)\]:(\d+)$/.exec(first) ?? /^([^:]+):(\d+)$/.exec(first);
+  const [, host, port] = withPort ?? [];
+  if (host !== undefined && port !== undefined) return { host, port: Number(port), chosenByMonitor: false };
   return { host: first, port: DNS_PORT, chosenByMonitor: false };
 }
 

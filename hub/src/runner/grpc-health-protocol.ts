@@ -57,7 +57,7 @@ export function encodeHealthCheckRequest(service: string): Buffer {
 function readVarint(bytes: Buffer, start: number): { value: number; next: number } {
   let value = 0;
   for (let offset = start, shift = 0; offset < bytes.length && shift < 35; offset += 1, shift += 7) {
-    const byte = bytes[offset] as number;
+    const byte = bytes.readUInt8(offset);
     value += (byte & 0x7f) * 2 ** shift;
     if ((byte & 0x80) === 0) return { value, next: offset + 1 };
   }

@@ -116,8 +116,8 @@ export function createMonitorRunner(options: MonitorRunnerOptions = {}): Monitor
         ...(verify ? {} : { rejectUnauthorized: false }),
       }),
     });
-  const ownAgent = options.dispatcher === undefined ? buildAgent(true) : undefined;
-  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
+  let ownAgent: Agent | undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent = buildAgent(true));
   // A pool of its own, made on the first `verify_tls: false` node: a connection that skipped verification is
   // never reused by a node that asks for it.
   let unverifiedAgent: Agent | undefined;

@@ -33,7 +33,8 @@ function redactorFor(secretValues: string[]): Redactor {
     const redacted = text(json);
     if (redacted === json) return input;
     try {
-      return JSON.parse(redacted) as unknown;
+      const parsed: unknown = JSON.parse(redacted);
+      return parsed;
     } catch {
       return redacted;
     }
@@ -93,9 +94,7 @@ function finalizeStep(step: StepResult, redact: Redactor): StepResult {
   if (step.redirects !== undefined)
     final.redirects = step.redirects.map((hop) => ({ ...hop, url: redact.text(hop.url) }));
   if (step.assertions !== undefined)
-    final.assertions = step.assertions.map((outcome) =>
-      finalizeAssertion(outcome as EvaluatedAssertion, redact),
-    );
+    final.assertions = step.assertions.map((outcome) => finalizeAssertion(outcome, redact));
   return final;
 }
 

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import type { StepTimings } from './run-outcome.js';
 import { readTlsFacts, type TlsFacts } from './tls-facts.js';
@@ -71,14 +71,22 @@ export class RequestProbe {
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const addMs = (sum: number | undefined, ms: number) => roundMs((sum ?? 0) + ms);
 
+/** Both channels publish `{ request, ... }` (undici's DiagnosticsChannel types); Node types messages unknown. */
+const hasRequest = (message: unknown): message is { request: object } =>
+  typeof message === 'object' &&
+  message !== null &&
+  'request' in message &&
+  typeof message.request === 'object' &&
+  message.request !== null;
+
 function onRequestCreated(message: unknown): void {
   const probe = currentProbe.getStore();
-  if (probe !== undefined) probeOfRequest.set((message as { request: object }).request, probe);
+  if (probe !== undefined && hasRequest(message)) probeOfRequest.set(message.request, probe);
 }
 
 function onHeadersSent(message: unknown): void {
-  const { request, socket } = message as { request: object; socket: Socket };
-  probeOfRequest.get(request)?.onSocket(socket);
+  if (hasRequest(message) && 'socket' in message && message.socket instanceof Socket)
+    probeOfRequest.get(message.request)?.onSocket(message.socket);
 }
 
 let observers = 0;

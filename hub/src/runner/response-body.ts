@@ -18,7 +18,12 @@ export interface ReceivedBody {
  * content-length, or when the count passes the limit) and the rest is not read: a runner serving many monitors
  * must not buffer an unexpected download.
  */
-async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength: number, maxBytes: number) {
+async function readCapped(
+  // undici's body yields Buffers (it is never given an encoding); Readable types its chunks as any.
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  declaredLength: number,
+  maxBytes: number,
+) {
   const tooLarge = (what: string, bytesRead: number) =>
     new ResponseBodyError(
       `the response body is over the ${maxBytes}-byte limit (${what}); not read further`,
@@ -30,7 +35,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength:
   }
   const chunks: Buffer[] = [];
   let bytes = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
+  for await (const chunk of body) {
     bytes += chunk.length;
     if (bytes > maxBytes) {
       body.destroy();
@@ -60,7 +65,8 @@ export async function receiveBody(
   // An empty body (HEAD, 204) has nothing to parse; a `body` assertion then finds nothing.
   if (format !== 'JSON' || text.trim() === '') return { bytes: raw.length, text, json: undefined };
   try {
-    return { bytes: raw.length, text, json: JSON.parse(text) as unknown };
+    const json: unknown = JSON.parse(text);
+    return { bytes: raw.length, text, json };
   } catch {
     throw new ResponseBodyError(
       `the response (status ${status}) is not valid JSON: ${whereNotJson(text)}`,

@@ -123,8 +123,9 @@ export async function executeTcpConnect(node: TcpConnectNode, context: StepConte
       );
     }
   } catch (error) {
-    const partial = (error as { received?: Buffer }).received;
-    if (partial !== undefined) received = partial;
+    // readUntil's rejections carry what came before the failure.
+    if (error instanceof Error && 'received' in error && Buffer.isBuffer(error.received))
+      received = error.received;
     recordStepFailure(result, error, context.runSignal);
   } finally {
     deadline.release();

@@ -1,4 +1,4 @@
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { Certificate, DetailedPeerCertificate, TLSSocket } from 'node:tls';
 
 /** What a run records about the TLS connection a step used: the facts its certificate assertions read. */
 export interface TlsFacts {
@@ -23,10 +23,10 @@ export interface TlsFacts {
 /** Certificates in a chain a run looks at: a longer one is a mistake or a hostile peer. */
 const MAX_CHAIN = 10;
 
-function distinguishedName(name: Record<string, string | string[]> | undefined): string {
+function distinguishedName(name: Certificate | undefined): string {
   if (name === undefined) return '';
   return Object.entries(name)
-    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : value}`)
+    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : String(value)}`)
     .join(', ');
 }
 
@@ -43,7 +43,8 @@ export function readTlsFacts(socket: TLSSocket): TlsFacts | undefined {
   let earliest: DetailedPeerCertificate = leaf;
   let current: DetailedPeerCertificate = leaf;
   for (let depth = 0; depth < MAX_CHAIN; depth += 1) {
-    const next = current.issuerCertificate as DetailedPeerCertificate | undefined;
+    // Typed as always there, but absent past the last certificate the peer sent.
+    const next: DetailedPeerCertificate | undefined = current.issuerCertificate;
     if (next === undefined || next === current || next.valid_to === undefined) break;
     if (Date.parse(next.valid_to) < Date.parse(earliest.valid_to)) earliest = next;
     current = next;
@@ -51,17 +52,18 @@ export function readTlsFacts(socket: TLSSocket): TlsFacts | undefined {
   const facts: TlsFacts = {
     version: socket.getProtocol() ?? 'unknown',
     verified: socket.authorized,
-    subject: distinguishedName(leaf.subject as unknown as Record<string, string>),
-    issuer: distinguishedName(leaf.issuer as unknown as Record<string, string>),
+    subject: distinguishedName(leaf.subject),
+    issuer: distinguishedName(leaf.issuer),
     subjectAltNames: (leaf.subjectaltname ?? '')
       .split(', ')
       .filter((entry) => entry !== '')
       .slice(0, 100),
     leafNotAfter: isoOf(leaf.valid_to),
     earliestNotAfter: isoOf(earliest.valid_to),
-    earliestNotAfterSubject: distinguishedName(earliest.subject as unknown as Record<string, string>),
+    earliestNotAfterSubject: distinguishedName(earliest.subject),
   };
-  const reason = socket.authorizationError as Error | string | null | undefined;
+  // Typed as an Error; Node sets the OpenSSL code, a string, and nothing when it verified.
+  const reason: Error | string | null | undefined = socket.authorizationError;
   if (!socket.authorized && reason !== null && reason !== undefined)
     facts.verifyError = typeof reason === 'string' ? reason : reason.message;
   return facts;

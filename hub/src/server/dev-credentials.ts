@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { z } from 'zod';
 import { generateApiKey, hashApiKey, type ApiKeyEntry } from '../auth/api-keys.js';
 import { generateCredentialKey } from '../crypto/credential-cipher.js';
 
@@ -11,11 +12,13 @@ export interface DevCredentials {
   created: boolean;
 }
 
-interface StoredDevCredentials {
-  apiKey: string;
-  organizationId: string;
-  secretsKey: string;
-}
+/** The file `meerkat dev` wrote; a hand-edited one that lost a field fails here, naming it. */
+const storedDevCredentialsSchema = z.object({
+  apiKey: z.string(),
+  organizationId: z.string(),
+  secretsKey: z.string(),
+});
+type StoredDevCredentials = z.infer<typeof storedDevCredentialsSchema>;
 
 const DEV_ORGANIZATION = 'dev';
 
@@ -34,7 +37,7 @@ export function loadOrCreateDevCredentials(dataDir: string): DevCredentials {
     created = true;
   }
   chmodSync(file, 0o600);
-  const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredDevCredentials;
+  const stored = storedDevCredentialsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   return {
     apiKey: stored.apiKey,
     entry: { organizationId: stored.organizationId, role: 'admin', sha256: hashApiKey(stored.apiKey) },

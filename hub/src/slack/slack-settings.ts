@@ -41,20 +41,28 @@ export interface SlackInstallSettings {
 
 /** The settings an install needs, or 503 naming every missing one. */
 export function requireInstallSettings(slack: SlackSettings | undefined): SlackInstallSettings {
-  const missing = [
-    slack?.clientId === undefined ? 'SLACK_CLIENT_ID' : undefined,
-    slack?.clientSecret === undefined ? 'SLACK_CLIENT_SECRET' : undefined,
-    slack?.publicUrl === undefined ? 'PUBLIC_URL' : undefined,
-  ].filter((name) => name !== undefined);
-  if (slack === undefined || missing.length > 0) {
+  const clientId = slack?.clientId;
+  const clientSecret = slack?.clientSecret;
+  const publicUrl = slack?.publicUrl;
+  if (
+    slack === undefined ||
+    clientId === undefined ||
+    clientSecret === undefined ||
+    publicUrl === undefined
+  ) {
+    const missing = [
+      clientId === undefined ? 'SLACK_CLIENT_ID' : undefined,
+      clientSecret === undefined ? 'SLACK_CLIENT_SECRET' : undefined,
+      publicUrl === undefined ? 'PUBLIC_URL' : undefined,
+    ].filter((name) => name !== undefined);
     throw new UnavailableError(
       `the Slack install is not configured: set ${missing.join(', ')} (docs/slack.md)`,
     );
   }
-  const publicBaseUrl = (slack.publicUrl as string).replace(/\/+$/, '');
+  const publicBaseUrl = publicUrl.replace(/\/+$/, '');
   return {
-    clientId: slack.clientId as string,
-    clientSecret: slack.clientSecret as string,
+    clientId,
+    clientSecret,
     apiUrl: slackApiBaseUrl(slack.apiUrl),
     authorizeUrl: slack.authorizeUrl,
     redirectUri: `${publicBaseUrl}/integrations/oauth/callback/chat`,

@@ -7,11 +7,16 @@ function readVersion(): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
-      const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (manifest.name === 'meerkat' && manifest.version !== undefined) return manifest.version;
+      const manifest: unknown = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
+      if (
+        typeof manifest === 'object' &&
+        manifest !== null &&
+        'name' in manifest &&
+        manifest.name === 'meerkat' &&
+        'version' in manifest &&
+        typeof manifest.version === 'string'
+      )
+        return manifest.version;
     } catch {
       // no package.json here: keep walking up
     }
