@@ -5,7 +5,7 @@ import { principalOf, requirePermission } from '../auth/middleware.js';
 import { monitorDefinitionSchema, monitorSchema } from '../contract/monitor-definition.js';
 import { methodNotAllowed } from '../http/error-middleware.js';
 import { parseInput } from '../http/validation.js';
-import { dataOf, errorResponses, jsonResponse } from '../openapi/responses.js';
+import { dataOf, errorResponses, ifMatchHeader, jsonResponse } from '../openapi/responses.js';
 import {
   listMonitorsQuery,
   monitorByNameQuery,
@@ -95,16 +95,7 @@ const etagHeader = z.object({
     example: '"4Jx1mQvYb0a2c9dKf3LzR8wTn5U"',
   }),
 });
-const ifMatchHeader = z.object({
-  'If-Match': z
-    .string()
-    .optional()
-    .meta({
-      description:
-        'Write only if the stored monitor still has one of these ETags (`*`: if it exists); else 412 ' +
-        '`precondition_failed`, nothing written. Without it the write is unconditional.',
-    }),
-});
+const monitorIfMatch = ifMatchHeader('the stored monitor still has one of these ETags (`*`: if it exists)');
 const withEtag = (description: string) => ({
   ...jsonResponse(description, dataOf(monitorSchema)),
   headers: etagHeader,
@@ -153,7 +144,7 @@ export const monitorPaths: ZodOpenApiPathsObject = {
       description:
         'Idempotent: the same body again changes nothing, `updatedAt` and the ETag included. With If-Match, ' +
         'the check and the write are one transaction: of two writers sending one ETag, one wins, the other gets 412.',
-      requestParams: { path: monitorIdParams, query: monitorWriteQuery, header: ifMatchHeader },
+      requestParams: { path: monitorIdParams, query: monitorWriteQuery, header: monitorIfMatch },
       requestBody: definitionBody,
       responses: {
         '200': withEtag('Updated (or unchanged).'),
@@ -164,7 +155,7 @@ export const monitorPaths: ZodOpenApiPathsObject = {
     delete: {
       tags,
       summary: 'Delete a monitor, its schedules, rules, runs and events (role editor)',
-      requestParams: { path: monitorIdParams, header: ifMatchHeader },
+      requestParams: { path: monitorIdParams, header: monitorIfMatch },
       responses: { '204': { description: 'Deleted.' }, ...errorResponses(400, 404, 412) },
     },
   },

@@ -60,6 +60,23 @@ export function rateLimitedResponse(description: string): ZodOpenApiResponseObje
   };
 }
 
+/**
+ * The If-Match request header of a conditional write (http/conditional-requests.ts): `current` says when the stored
+ * version matches (what `*` means for the resource).
+ */
+export function ifMatchHeader(current: string) {
+  return z.object({
+    'If-Match': z
+      .string()
+      .optional()
+      .meta({
+        description:
+          `Write only if ${current}; else 412 \`precondition_failed\`, nothing written. Without it the write is ` +
+          'unconditional.',
+      }),
+  });
+}
+
 /** The error answers every authenticated operation may give, plus the ones named. */
 export function errorResponses(
   ...statuses: Array<400 | 404 | 409 | 412 | 413 | 415>

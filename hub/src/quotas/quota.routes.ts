@@ -6,7 +6,7 @@ import { readIfMatch } from '../http/conditional-requests.js';
 import { methodNotAllowed } from '../http/error-middleware.js';
 import { limitOffsetPage, limitOffsetQuery } from '../http/paging.js';
 import { parseInput } from '../http/validation.js';
-import { dataOf, errorResponses, jsonResponse } from '../openapi/responses.js';
+import { dataOf, errorResponses, ifMatchHeader, jsonResponse } from '../openapi/responses.js';
 import { quotaOverridesSchema } from './organization-quotas.js';
 import { organizationParams, organizationQuotaStateSchema, quotaOverridesRowSchema } from './quota.schema.js';
 import type { QuotaService } from './quota.service.js';
@@ -57,16 +57,9 @@ const etagHeader = z.object({
     example: '"pZ1s9aTq4mW0c3xKe8LbR2vYn6U"',
   }),
 });
-const ifMatchHeader = z.object({
-  'If-Match': z
-    .string()
-    .optional()
-    .meta({
-      description:
-        'Write only if the overrides still have one of these ETags (`*`: always, the quotas always exist); else ' +
-        '412 `precondition_failed`, nothing written. Without it the write is unconditional.',
-    }),
-});
+const overridesIfMatch = ifMatchHeader(
+  'the overrides still have one of these ETags (`*`: always, the quotas always exist)',
+);
 const quotasAnswer = (description: string) => ({
   ...jsonResponse(description, dataOf(organizationQuotaStateSchema)),
   headers: etagHeader,
@@ -101,7 +94,7 @@ export const quotaPaths: ZodOpenApiPathsObject = {
       summary:
         "Replace an organization's overrides: each quota given replaces the QUOTA_* default, 0 turns it off." +
         platformOnly,
-      requestParams: { path: organizationParams, header: ifMatchHeader },
+      requestParams: { path: organizationParams, header: overridesIfMatch },
       requestBody: { content: { 'application/json': { schema: quotaOverridesSchema } } },
       responses: {
         '200': quotasAnswer('The quotas now.'),
@@ -111,7 +104,7 @@ export const quotaPaths: ZodOpenApiPathsObject = {
     delete: {
       tags,
       summary: "Drop an organization's overrides: the defaults apply again." + platformOnly,
-      requestParams: { path: organizationParams, header: ifMatchHeader },
+      requestParams: { path: organizationParams, header: overridesIfMatch },
       responses: { '204': { description: 'No overrides now.' }, ...errorResponses(400, 412) },
     },
   },
