@@ -48,19 +48,30 @@ describe('meerkat dev, while a monitor runs a backtracking pattern and a costly 
     return (await response.json()) as { data: Run & { id: string } };
   };
 
-  /** Triggers a run and, until it ends, asks `GET /` again and again; returns the run and each answer's time. */
-  async function runWhileProbing(): Promise<{ run: Run; answersMs: number[] }> {
+  /** The longest the dev process's event loop was held since the last scrape (prom-client resets it on each). */
+  async function eventLoopHeldMs(): Promise<number> {
+    const text = await (await fetch(dev.metricsUrl)).text();
+    const line = text.split('\n').find((l) => l.startsWith('nodejs_eventloop_lag_max_seconds'));
+    expect(line).toBeDefined();
+    return Number(line!.split(' ').at(-1)) * 1_000;
+  }
+
+  /**
+   * Triggers a run and, until it ends, asks `GET /` again and again; returns the run, how many answers came, and
+   * the longest the process's event loop was held meanwhile (its own monitor, sampled every 100 ms).
+   */
+  async function runWhileProbing(): Promise<{ run: Run; answers: number; heldMs: number }> {
+    await eventLoopHeldMs(); // resets the maximum
     const { data } = await call('POST', '/runs/trigger/backtracking', { environment: 'default' });
-    const answersMs: number[] = [];
+    let answers = 0;
     const run = await eventually(async () => {
-      const started = performance.now();
       const health = await fetch(`${base}/`);
-      answersMs.push(performance.now() - started);
       expect(health.status).toBe(200);
+      answers += 1;
       const current = (await call('GET', `/runs/${data.id}`)).data;
       return current.status === 'completed' || current.status === 'failed' ? current : undefined;
     });
-    return { run, answersMs };
+    return { run, answers, heldMs: await eventLoopHeldMs() };
   }
 
   it('keeps answering GET / while the budget runs out, and ends the run failed within it', async () => {
@@ -102,14 +113,12 @@ describe('meerkat dev, while a monitor runs a backtracking pattern and a costly 
     });
     const first = await runWhileProbing(); // it also starts the assertion threads
     const second = await runWhileProbing();
-    for (const { run, answersMs } of [first, second]) {
-      // A held event loop would hold the probes for the whole budget (with jsonpath-plus, for hours), so the bounds
-      // are fractions of the budget, not of the machine's speed: the 95th percentile under an eighth of it, no
-      // answer as late as half of it. (A fixed 100 ms failed at 131 ms on a 2-core machine loaded 8 by compilers.)
-      const sorted = [...answersMs].sort((a, b) => a - b);
-      expect(sorted.length).toBeGreaterThan(5);
-      expect(sorted[Math.ceil(sorted.length * 0.95) - 1]).toBeLessThan(BUDGET_MS / 8);
-      expect(sorted.at(-1)).toBeLessThan(BUDGET_MS / 2);
+    for (const { run, answers, heldMs } of [first, second]) {
+      // A held event loop would be held for the whole budget (with jsonpath-plus, for hours), so the bound is a
+      // fraction of the budget read from the process's own event-loop monitor, not a round trip's time: round trips
+      // measure the machine's load too (a p95 under 250 ms failed at load 13.5 with the evaluation off the loop).
+      expect(answers).toBeGreaterThan(5);
+      expect(heldMs).toBeLessThan(BUDGET_MS / 2);
       expect(run).toMatchObject({ status: 'failed', success: false });
       expect(run.steps?.find((step) => step.nodeId === 'check')?.errorClass).toBe('assertion');
       expect(run.errors).toEqual([
