@@ -63,6 +63,14 @@ function codeVersion(): string {
   return described.status === 0 ? described.stdout.trim() : 'unknown (not a git checkout)';
 }
 
+/** `npm run build:cli`: the compiled CLI, current for the sources of this checkout. */
+function buildCompiledCli(): void {
+  const built = spawnSync(process.execPath, ['scripts/build-cli.js'], { encoding: 'utf8', timeout: 300_000 });
+  if (built.status !== 0)
+    throw new Error(`npm run build:cli failed: ${built.stderr || built.error?.message}`);
+  say('mode: built the compiled CLI (npm run build:cli)');
+}
+
 function printResults(results: readonly WindowResult[], workload: Workload): void {
   if (results.length === 0) return;
   say('');
@@ -72,6 +80,8 @@ function printResults(results: readonly WindowResult[], workload: Workload): voi
 let exitCode = 0;
 try {
   const options = parseCompareOptions(process.argv.slice(2));
+  // bin/meerkat.js runs dist/ while no source is newer than its build: build it now, so every process runs it.
+  if (options.production) buildCompiledCli();
   if (options.systems.includes('blackbox')) installBlackboxWhenMissing(say);
   const target = await startBenchTarget();
   running.push({ name: 'bench target', stop: () => target.stop() });
@@ -82,6 +92,7 @@ try {
     windowSeconds: options.window,
     workers: options.workers,
     targetUrl: target.url,
+    production: options.production,
   };
   say(
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
@@ -91,6 +102,11 @@ try {
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
       `${workload.workers} worker process(es) in split`,
+  );
+  say(
+    options.production
+      ? 'mode: production (PostgreSQL fsync on, compiled build, NODE_ENV=production)'
+      : 'mode: development (PostgreSQL fsync off; the compiled build when current, else the sources)',
   );
   const results: WindowResult[] = [];
   try {

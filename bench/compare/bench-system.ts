@@ -16,7 +16,13 @@ export interface Workload {
   workers: number;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
+  /** `--production`: PostgreSQL durable (fsync on) and Meerkat's compiled build with NODE_ENV=production. */
+  production: boolean;
 }
+
+/** The environment a Meerkat process of the benchmark gets on top of its own settings. */
+export const modeEnvironment = (workload: Workload): Record<string, string> =>
+  workload.production ? { NODE_ENV: 'production' } : {};
 
 export interface CheckFigures {
   expected: number;

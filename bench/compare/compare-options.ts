@@ -21,6 +21,8 @@ const compareOptionsSchema = z
       .string()
       .transform((list) => list.split(',').filter(Boolean))
       .pipe(z.array(z.enum(systemNames)).min(1)),
+    // As users run it: PostgreSQL durable (fsync on), the compiled build, NODE_ENV=production.
+    production: z.boolean(),
   })
   .refine((options) => options.window >= options.every, {
     message: 'must be at least --every, so that every monitor is due in the window',
@@ -39,6 +41,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       window: { type: 'string', default: '180' },
       workers: { type: 'string', default: '1' },
       systems: { type: 'string', default: systemNames.join(',') },
+      production: { type: 'boolean', default: false },
     },
   });
   const parsed = compareOptionsSchema.safeParse(values);

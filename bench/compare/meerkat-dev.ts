@@ -3,7 +3,7 @@
 // clean exit: the embedded database is closed by the shutdown, and one cut short may lack the last writes.
 import { PGlite } from '@electric-sql/pglite';
 import { startMeerkatDev as startDevProcess } from '../../test/harness/processes.js';
-import type { RunningSystem, Workload } from './bench-system.js';
+import { modeEnvironment, type RunningSystem, type Workload } from './bench-system.js';
 import { killOnExit, stopChild, within } from './bounded.js';
 import { describeChild } from './diagnosis.js';
 import { createMonitors, monitorIds, readWindowRuns } from './meerkat-monitors.js';
@@ -23,6 +23,7 @@ export async function startMeerkatDev(workload: Workload): Promise<RunningSystem
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
+      ...modeEnvironment(workload),
     }),
   );
   const { child } = dev.process;

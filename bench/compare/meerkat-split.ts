@@ -8,7 +8,7 @@ import { openDatabase } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
 import { startTestServices } from '../../test/harness/global-setup.js';
 import { startMeerkatProcesses, type MeerkatProcess } from '../../test/harness/processes.js';
-import type { RunningSystem, Workload } from './bench-system.js';
+import { modeEnvironment, type RunningSystem, type Workload } from './bench-system.js';
 import { killOnExit, stopChild, within } from './bounded.js';
 import { describeChild } from './diagnosis.js';
 import { createMonitors, monitorIds, readWindowRuns } from './meerkat-monitors.js';
@@ -75,7 +75,11 @@ async function databaseCounters(databaseUrl: string, redisUrl: string): Promise<
 }
 
 export async function startMeerkatSplit(workload: Workload): Promise<RunningSystem> {
-  const services = await within('starting PostgreSQL and Redis', START_MS, startTestServices());
+  const services = await within(
+    'starting PostgreSQL and Redis',
+    START_MS,
+    startTestServices({ durable: workload.production }),
+  );
   const processes: MeerkatProcess[] = [];
   const stop = async () => {
     await Promise.all(
@@ -103,6 +107,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
+      ...modeEnvironment(workload),
     };
     // Each start is bounded by the harness (60 s); this bound is for the case it is not.
     const started = await within(
@@ -117,7 +122,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     await createMonitors({ apiUrl: byName('hub').url, key, ids, ...workload });
     const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
     return {
-      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL, Redis)`,
+      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL${workload.production ? ' fsync on' : ''}, Redis)`,
       components: {
         ...Object.fromEntries(started.map((p) => [p.name, [p.process.child.pid ?? 0]])),
         PostgreSQL: [postgres],

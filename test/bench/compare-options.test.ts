@@ -22,6 +22,7 @@ describe('the command line of bench:compare', () => {
       window: 30,
       workers: 1,
       systems: ['split', 'blackbox'],
+      production: false,
     });
     expect(Object.isFrozen(options)).toBe(true);
   });
@@ -29,6 +30,12 @@ describe('the command line of bench:compare', () => {
   it('starts as many workers in split as asked, one by default, and refuses none', () => {
     expect(parseCompareOptions(['--workers', '2']).workers).toBe(2);
     expect(() => parseCompareOptions(['--workers', '0'])).toThrow(/--workers: /);
+  });
+
+  it('measures as users run it with --production, and as the tests do without', () => {
+    expect(parseCompareOptions(['--production']).production).toBe(true);
+    expect(parseCompareOptions([]).production).toBe(false);
+    expect(() => parseCompareOptions(['--production=yes'])).toThrow(/production/);
   });
 
   it('compares all three systems by default', () => {

@@ -9,6 +9,7 @@ const workload: Workload = {
   windowSeconds: 60,
   workers: 1,
   targetUrl: 'http://127.0.0.1:1',
+  production: false,
 };
 
 function result(label: string, done: number, cpuSeconds: Record<string, number>): WindowResult {

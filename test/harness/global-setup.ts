@@ -158,7 +158,7 @@ async function startServer(spec: ServerSpec): Promise<RunningServer> {
   return { url: spec.url, pid: child.pid, stop };
 }
 
-async function startPostgres(binDir: string): Promise<RunningServer> {
+async function startPostgres(binDir: string, durable: boolean): Promise<RunningServer> {
   const dir = fs.mkdtempSync(join(tmpdir(), 'meerkat-pg-'));
   const runAs = postgresUser();
   if (runAs) fs.chownSync(dir, runAs.uid, runAs.gid);
@@ -175,8 +175,10 @@ async function startPostgres(binDir: string): Promise<RunningServer> {
 
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  // Durability is pointless for a throwaway cluster; many parallel test files need many connections.
-  const settings = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'];
+  // Durability is pointless for a throwaway cluster; many parallel test files need many connections. A benchmark
+  // of production figures (`bench:compare --production`) keeps PostgreSQL's durable defaults.
+  const fast = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
+  const settings = [...(durable ? [] : fast), 'max_connections=300'];
   const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-h', '127.0.0.1'];
   return startServer({
     name: 'postgres',
@@ -234,8 +236,11 @@ export interface TestServices {
   stop(): Promise<void>;
 }
 
-/** Provides PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set, else throwaway servers on free ports. */
-export async function startTestServices(): Promise<TestServices> {
+/**
+ * Provides PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set, else throwaway servers on free ports, with
+ * PostgreSQL's durability off unless `durable` (fsync, synchronous commits and full-page writes as in production).
+ */
+export async function startTestServices(options: { durable?: boolean } = {}): Promise<TestServices> {
   const externalDatabaseUrl = process.env.DATABASE_URL || undefined;
   const externalRedisUrl = process.env.REDIS_URL || undefined;
   const locate = () => ({
@@ -265,7 +270,7 @@ export async function startTestServices(): Promise<TestServices> {
 
   // Start both at once; if either fails, stop the other before reporting.
   const results = await Promise.allSettled([
-    postgresBinDir ? startPostgres(postgresBinDir) : undefined,
+    postgresBinDir ? startPostgres(postgresBinDir, options.durable ?? false) : undefined,
     redisServer ? startRedis(redisServer) : undefined,
   ]);
   const [postgres, redis] = results.map((result) =>
