@@ -78,9 +78,11 @@ async function putWhenNeeded(
     synced?.status === 'True' && synced.observedGeneration === generation && previous.monitorId === uid;
   const forced = syncNowHandled(resource).syncNowToken !== previous.syncNowToken;
   if (accepted && !forced) {
-    const inHub = await deps.hub.getMonitor(uid);
+    const listed = await deps.hubCopies.copyOf(uid);
+    const inHub = listed === undefined ? await deps.hub.getMonitor(uid) : listed;
     if (inHub && sameDefinition(inHub, definition)) return false;
   }
+  deps.hubCopies.forget(uid);
   await deps.hub.putMonitor(uid, definition);
   return true;
 }

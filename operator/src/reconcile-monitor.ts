@@ -27,6 +27,7 @@ import {
 } from './monitor-resource-status.js';
 import type { CustomResources } from './kube-monitor-resources.js';
 import { syncMonitor } from './monitor-sync.js';
+import type { HubCopies } from './hub-copies.js';
 import type { ProjectPolicy } from './project-tenancy.js';
 import { DONE, reconcileCached, refreshAfter, type ReconcileResult } from './reconcile-result.js';
 
@@ -39,8 +40,10 @@ export interface MonitorKey {
 export interface HubMonitors {
   putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
   deleteMonitor(id: string): Promise<void>;
-  /** The hub's copy, compared with the spec on periodic passes. */
+  /** The hub's copy, compared with the spec on periodic passes when the last listing does not know it. */
   getMonitor(id: string): Promise<Monitor | undefined>;
+  /** Every monitor of the organization, a request per 100 (hub-copies.ts): at start and each planned resync. */
+  listMonitors(filter: Record<string, never>): Promise<Monitor[]>;
   /** The monitor's health figures: read only for the latest run's id once the fleet's row says health moved. */
   getMonitorMetrics(id: string): Promise<MonitorHealthFigures | undefined>;
   /** Every monitor's health row, a request per 100 monitors (fleet-health.ts). */
@@ -78,6 +81,8 @@ export interface ReconcileDependencies {
   resourceOfMonitorId: (id: string) => MonitorKey | undefined;
   /** The last fleet sweep's health rows: a Monitor's figures without a request of its own (ADR 0049). */
   fleetHealth: FleetHealth;
+  /** The hub's copies as last listed: a pass compares with them without a request of its own (ADR 0049). */
+  hubCopies: HubCopies;
   /** A resource the hub refused is reconciled again this often; never when undefined. */
   refreshMs: number | undefined;
 }

@@ -9,6 +9,7 @@ import type { HealthCheck } from './health-server.js';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
 import { healthDiffers, startFleetHealthSweep, type FleetHealth } from './fleet-health.js';
 import { createHubAvailability, HubUnreachableError } from './hub-availability.js';
+import { createHubCopies, type HubCopies } from './hub-copies.js';
 import { kubeMonitorResources } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
 import { kubeMonitorEvents } from './monitor-events.js';
@@ -83,6 +84,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const dependencies = (
     informer: ResourceInformer<MonitorResource>,
     fleetHealth: FleetHealth,
+    hubCopies: HubCopies,
   ): ReconcileDependencies => ({
     hub: options.hub,
     resources: kubeMonitorResources(options.kubeConfig, informer),
@@ -92,6 +94,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     availability,
     resourceOfMonitorId: index.keyOfUid,
     fleetHealth,
+    hubCopies,
     projects: options.projects,
     runUrl: options.runUrl,
     monitorUrl: options.monitorUrl,
@@ -119,6 +122,9 @@ export function startOperator(options: OperatorOptions): RunningOperator {
 
   function startController() {
     index.clear();
+    // The hub's copies, listed now and at each planned resync: passes over synced Monitors compare with them.
+    const hubCopies = createHubCopies({ listMonitors: () => options.hub.listMonitors({}), log: options.log });
+    hubCopies.refresh();
     const queue = createRequeueingQueue({
       reconcile: (key) => metrics.measure(() => reconcileMonitor(key, reconcileDeps)),
       log: options.log,
@@ -142,7 +148,10 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       resyncMs: options.resyncMs,
       ...WATCH_BACKOFF,
       onRestart: () => metrics.countWatchRestart(),
-      onRelist: () => metrics.countRelist(),
+      onRelist: () => {
+        metrics.countRelist();
+        hubCopies.refresh();
+      },
       resumeFrom,
     });
     // Health in bulk (ADR 0049): one paged read per refresh period (the resync period when none is set).
@@ -152,7 +161,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       everyMs: options.refreshMs ?? options.resyncMs,
       log: options.log,
     });
-    const reconcileDeps = dependencies(informer, fleetHealth);
+    const reconcileDeps = dependencies(informer, fleetHealth, hubCopies);
     resumeFrom = undefined;
     const windows =
       options.windows === undefined
@@ -177,6 +186,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
         await informer.stop();
         await fleetHealth.stop();
         await queue.stop();
+        await hubCopies.stop();
         await windows?.stop();
       },
     };

@@ -10,6 +10,7 @@ import {
 } from '../../hub/src/contract/monitor-definition.js';
 import type { Run } from '../../hub/src/contract/run.js';
 import { createHubAvailability, HubUnreachableError } from '../../operator/src/hub-availability.js';
+import { createHubCopies } from '../../operator/src/hub-copies.js';
 import type { MonitorEvent } from '../../operator/src/monitor-events.js';
 import type { MonitorHealthFigures } from '../../operator/src/monitor-health.js';
 import { parseProjectPolicy } from '../../operator/src/project-tenancy.js';
@@ -49,12 +50,22 @@ function inMemoryHub() {
       hub.puts += 1;
       monitors.set(id, monitorDefinitionSchema.parse(definition));
     },
+    gets: 0,
     async getMonitor(id: string): Promise<Monitor | undefined> {
       await apiCall();
       if (hub.down) throw new TypeError('fetch failed');
+      hub.gets += 1;
+      return hub.copy(id);
+    },
+    copy(id: string): Monitor | undefined {
       const definition = monitors.get(id);
       const at = '2025-01-01T00:00:00.000Z';
       return definition && { ...definition, id, createdAt: at, updatedAt: at };
+    },
+    async listMonitors(_filter: Record<string, never>): Promise<Monitor[]> {
+      await apiCall();
+      if (hub.down) throw new TypeError('fetch failed');
+      return [...monitors.keys()].flatMap((id) => hub.copy(id) ?? []);
     },
     async deleteMonitor(id: string) {
       await apiCall();
@@ -180,6 +191,8 @@ function setUp(extra: { graceMs?: number } = {}) {
     resourceOfMonitorId: () => undefined,
     // The last sweep's rows, read live: each pass sees the hub's figures as a sweep just before it would.
     fleetHealth: { rowOf: (id: string) => hub.rowOf(id) },
+    // Never listed unless a test refreshes it: each pass reads its own copy, as without a listing.
+    hubCopies: createHubCopies({ listMonitors: () => hub.listMonitors({}), log }),
     refreshMs: 60_000,
   };
   const synced = () => resources.resource?.status?.conditions?.find((c) => c.type === 'Synced');
@@ -223,6 +236,35 @@ describe('reconcileMonitor', () => {
     hub.monitors.set(uid, { ...hub.monitors.get(uid)!, frequency: { every: 7, unit: 'HOUR' } });
     await reconcileMonitor(key, deps);
     expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 5, unit: 'MINUTE' });
+  });
+
+  it('with the hub’s copies listed (a resync), passes compare with them: no GET, and drift is still put back', async () => {
+    const { hub, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    deps.hubCopies.refresh();
+    const [gets, puts] = [hub.gets, hub.puts];
+    for (let pass = 0; pass < 3; pass += 1) await reconcileMonitor(key, deps);
+    expect([hub.gets, hub.puts]).toEqual([gets, puts]);
+
+    hub.monitors.set(uid, { ...hub.monitors.get(uid)!, frequency: { every: 7, unit: 'HOUR' } });
+    deps.hubCopies.refresh();
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 5, unit: 'MINUTE' });
+    expect([hub.gets, hub.puts]).toEqual([gets, puts + 1]);
+    // What it put is no longer what the listing says: the next pass asks the hub, which holds the spec.
+    await reconcileMonitor(key, deps);
+    expect([hub.gets, hub.puts]).toEqual([gets + 1, puts + 1]);
+  });
+
+  it('a hub monitor missing from the listing is put back without a GET', async () => {
+    const { hub, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    hub.monitors.delete(uid);
+    deps.hubCopies.refresh();
+    const gets = hub.gets;
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.has(uid)).toBe(true);
+    expect(hub.gets).toBe(gets);
   });
 
   it('keeps lastTransitionTime while Synced stays True, and moves it when Synced turns False', async () => {
