@@ -6,7 +6,7 @@ import { readIfPresent, syncGeneratedFiles } from './generated-files.js';
 const copies: ReadonlyArray<readonly [source: string, target: string]> = [
   ['crds/monitors.meerkat.dev.yaml', 'charts/meerkat/crds/monitors.meerkat.dev.yaml'],
   ['config/rbac/operator-clusterrole.yaml', 'charts/meerkat/files/rbac/operator-clusterrole.yaml'],
-  ['config/rbac/hub-runner-jobs-role.yaml', 'charts/meerkat/files/rbac/hub-runner-jobs-role.yaml'],
+  ['config/rbac/worker-runner-jobs-role.yaml', 'charts/meerkat/files/rbac/worker-runner-jobs-role.yaml'],
   ['config/prometheus/rules.yaml', 'charts/meerkat/files/prometheus/rules.yaml'],
   ['config/grafana/meerkat-overview.json', 'charts/meerkat/files/grafana/meerkat-overview.json'],
   ['crds/maintenancewindows.meerkat.dev.yaml', 'charts/meerkat/crds/maintenancewindows.meerkat.dev.yaml'],

@@ -105,7 +105,7 @@ describe('NetworkPolicies with the default values', () => {
       expect(openRules(policy(chart, name)), name).toEqual([]);
   });
 
-  it('lets only the hub and the operator reach the Kubernetes API ports, the hub only when it creates Jobs', () => {
+  it('lets only the operator reach the Kubernetes API ports when no location runs Jobs', () => {
     const toApiPorts = (p: Policy) => p.spec.egress.some((r) => r.ports?.some((port) => port.port === 6443));
     expect(toApiPorts(policy(chart, 'meerkat-operator'))).toBe(true);
     for (const name of ['meerkat-hub', 'meerkat-scheduler', 'meerkat-worker', 'meerkat-migrate'])
@@ -203,7 +203,7 @@ describe('NetworkPolicies with job locations, gcp secrets and known addresses', 
     });
   });
 
-  it('lets the hub, which creates runner Jobs, and the operator reach the Kubernetes API at its addresses', () => {
+  it('lets the workers of job locations, which create runner Jobs, and the operator reach the Kubernetes API', () => {
     const apiRule = {
       to: [{ ipBlock: { cidr: '172.18.0.2/32' } }, { ipBlock: { cidr: '10.96.0.1/32' } }],
       ports: [
@@ -211,8 +211,29 @@ describe('NetworkPolicies with job locations, gcp secrets and known addresses', 
         { port: 6443, protocol: 'TCP' },
       ],
     };
-    expect(policy(chart, 'meerkat-hub').spec.egress).toContainEqual(apiRule);
+    const jobWorker = policy(chart, 'meerkat-job-worker');
+    expect(jobWorker.spec).toEqual({
+      podSelector: {
+        matchLabels: {
+          'app.kubernetes.io/name': 'meerkat',
+          'app.kubernetes.io/instance': 'meerkat',
+          'app.kubernetes.io/component': 'worker',
+        },
+        matchExpressions: [{ key: 'meerkat.dev/location', operator: 'In', values: ['eu-west', 'us-east'] }],
+      },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [],
+      egress: [apiRule],
+    });
     expect(policy(chart, 'meerkat-operator').spec.egress).toContainEqual(apiRule);
+    // The hub creates no Job: its open rule excepts the API server's addresses, and no rule names them.
+    const hub = policy(chart, 'meerkat-hub');
+    expect(exceptsOf(hub).sort()).toEqual(
+      ['169.254.0.0/16', 'fd00:ec2::254/128', '172.18.0.2/32', '10.96.0.1/32'].sort(),
+    );
+    for (const cidr of ['172.18.0.2/32', '10.96.0.1/32']) expect(namedCidrs(hub)).not.toContain(cidr);
+    expect(hub.spec.egress).not.toContainEqual(apiRule);
+    expect(policy(chart, 'meerkat-worker').spec.egress).not.toContainEqual(apiRule);
   });
 
   it('opens the GKE metadata server to the hub and workers only, for Workload Identity with the gcp backend', () => {

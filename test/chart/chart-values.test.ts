@@ -24,46 +24,67 @@ describe('with job locations, gcp secrets and the Prometheus Operator', () => {
   const data = (chart.find('ConfigMap', 'meerkat-settings') as KubeObject & { data: Record<string, string> })
     .data;
 
-  it("binds the hub's Job Role of config/rbac in each runner namespace, and nowhere else", () => {
-    const { rules } = parse(repoFile('config/rbac/hub-runner-jobs-role.yaml')) as { rules: unknown[] };
+  it("binds the Job Role of config/rbac in each runner namespace to the job locations' workers, and nowhere else", () => {
+    const { rules } = parse(repoFile('config/rbac/worker-runner-jobs-role.yaml')) as { rules: unknown[] };
     const roles = chart.ofKind('Role') as (KubeObject & { rules: unknown[] })[];
     expect(roles.map((r) => r.metadata.namespace).sort()).toEqual(['meerkat-runners', 'meerkat-runners-us']);
     for (const role of roles) expect(role.rules).toEqual(rules);
-    for (const binding of chart.ofKind('RoleBinding')) {
+    const bindings = chart.ofKind('RoleBinding');
+    expect(bindings).toHaveLength(2);
+    for (const binding of bindings) {
       expect(binding).toMatchObject({
-        roleRef: { kind: 'Role', name: 'meerkat-hub-runner-jobs' },
-        subjects: [{ kind: 'ServiceAccount', name: 'meerkat-hub', namespace: 'meerkat' }],
+        roleRef: { kind: 'Role', name: 'meerkat-worker-runner-jobs' },
+        subjects: [{ kind: 'ServiceAccount', name: 'meerkat-job-worker', namespace: 'meerkat' }],
       });
     }
   });
 
-  it('runs worker Deployments for worker locations only, with their own replicas and placement', () => {
+  it('mounts a token only for the workers of job locations: the hub and the other workers have no Kubernetes access', () => {
+    const automount = (name: string) =>
+      (chart.find('ServiceAccount', name) as KubeObject & { automountServiceAccountToken: boolean })
+        .automountServiceAccountToken;
+    expect(automount('meerkat-job-worker')).toBe(true);
+    expect(automount('meerkat-hub')).toBe(false);
+    expect(automount('meerkat-worker')).toBe(false);
+    const accountOf = (name: string) =>
+      (
+        chart.find('Deployment', name) as Workload & {
+          spec: { template: { spec: { serviceAccountName: string } } };
+        }
+      ).spec.template.spec.serviceAccountName;
+    expect(accountOf('meerkat-hub')).toBe('meerkat-hub');
+    expect(accountOf('meerkat-worker-default')).toBe('meerkat-worker');
+    expect(accountOf('meerkat-worker-eu-west')).toBe('meerkat-job-worker');
+    expect(accountOf('meerkat-worker-us-east')).toBe('meerkat-job-worker');
+  });
+
+  it('runs a worker Deployment per location, each serving its own queue, with its own replicas and placement', () => {
     const workers = chart
       .ofKind('Deployment')
       .filter((d) => d.metadata.labels?.['app.kubernetes.io/component'] === 'worker');
     expect(workers.map((w) => w.metadata.name).sort()).toEqual([
       'meerkat-worker-default',
       'meerkat-worker-eu-central',
+      'meerkat-worker-eu-west',
+      'meerkat-worker-us-east',
     ]);
+    for (const worker of workers as Workload[]) {
+      const location = worker.metadata.labels?.['meerkat.dev/location'];
+      expect(worker.spec.template.spec.containers[0]!.args).toEqual(['worker', '--locations', location]);
+    }
     const euCentral = chart.find('Deployment', 'meerkat-worker-eu-central') as Workload;
     expect(euCentral.spec.replicas).toBe(1);
     expect(euCentral.spec.template.spec.nodeSelector).toEqual({
       'topology.kubernetes.io/region': 'europe-west3',
     });
     expect(euCentral.metadata.labels?.['meerkat.dev/location']).toBe('eu-central');
+    expect(chart.notes).toContain(
+      'runs Jobs in namespace meerkat-runners, created by Deployment meerkat-worker-eu-west',
+    );
     expect((chart.find('Deployment', 'meerkat-hub') as Workload).spec.replicas).toBe(3);
-  });
-
-  it("renders job templates into LOCATIONS with this release's image and hub address", () => {
-    const locations = JSON.parse(data.LOCATIONS!) as { name: string; job?: Record<string, unknown> }[];
-    expect(locations.map((l) => l.name)).toEqual(['default', 'eu-central', 'eu-west', 'us-east']);
-    expect(locations[2]!.job).toEqual({
-      namespace: 'meerkat-runners',
-      image: 'ghcr.io/meerkat-dev/meerkat:0.1.0',
-      hubUrl: 'http://meerkat-hub.meerkat.svc:3000',
-      apiKeySecret: { name: 'meerkat-runner', key: 'api-key' },
-      nodeSelector: { 'topology.kubernetes.io/region': 'europe-west1' },
-    });
+    expect(
+      (chart.find('Deployment', 'meerkat-hub') as Workload).spec.template.spec.containers[0]!.args,
+    ).toEqual(['hub']);
   });
 
   it('configures the gcp backend with a Workload Identity annotation on the hub and worker accounts', () => {

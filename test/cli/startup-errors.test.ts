@@ -72,3 +72,31 @@ describe('meerkat operator without a cluster', { timeout: 300_000 }, () => {
     expect(stderr).toBe(`meerkat: invalid setting KUBECONFIG: no kubeconfig file at ${missing}\n`);
   });
 });
+
+describe('meerkat worker --locations', { timeout: 300_000 }, () => {
+  it('refuses a location LOCATIONS does not name, listing those it does, job locations among them', async () => {
+    const { code, stderr } = await runMeerkat(['worker', '--locations', 'default,nowhere'], {
+      HOME: home,
+      DATABASE_URL: 'postgres://127.0.0.1:9/none',
+      REDIS_URL: 'redis://127.0.0.1:9',
+      SECRETS_KEY: 'ab'.repeat(32),
+      LOCATIONS: JSON.stringify([
+        { name: 'default', executor: 'worker' },
+        {
+          name: 'eu-west',
+          executor: 'job',
+          job: {
+            namespace: 'runners',
+            image: 'meerkat:test',
+            hubUrl: 'http://127.0.0.1:9',
+            apiKeySecret: { name: 'runner', key: 'api-key' },
+          },
+        },
+      ]),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'meerkat worker: --locations: nowhere not among the locations of LOCATIONS (default, eu-west)',
+    );
+  });
+});

@@ -30,7 +30,7 @@ import {
 } from '../runs/run-fixtures.js';
 
 const jobRules = (
-  parse(readFileSync(new URL('../../config/rbac/hub-runner-jobs-role.yaml', import.meta.url), 'utf8')) as {
+  parse(readFileSync(new URL('../../config/rbac/worker-runner-jobs-role.yaml', import.meta.url), 'utf8')) as {
     rules: V1PolicyRule[];
   }
 ).rules;
@@ -47,7 +47,12 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
 
   beforeAll(async () => {
     namespace = await createTestNamespace('jobs');
-    const hubKubeConfig = await kubeConfigForServiceAccount(namespace.name, 'meerkat-hub', jobRules);
+    // The account of the workers of `job` locations, as the chart binds it: the Job Role and nothing else.
+    const workerKubeConfig = await kubeConfigForServiceAccount(
+      namespace.name,
+      'meerkat-job-worker',
+      jobRules,
+    );
     // The runner Pods' own ServiceAccount, as the chart creates it (no rules: a runner talks only to the hub).
     await adminKubeConfig()
       .makeApiClient(CoreV1Api)
@@ -55,11 +60,11 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
         namespace: namespace.name,
         body: { metadata: { name: 'meerkat-runner' } },
       });
-    batch = hubKubeConfig.makeApiClient(BatchV1Api);
-    core = hubKubeConfig.makeApiClient(CoreV1Api);
+    batch = workerKubeConfig.makeApiClient(BatchV1Api);
+    core = workerKubeConfig.makeApiClient(CoreV1Api);
     workDir = mkdtempSync(join(tmpdir(), 'meerkat-jobs-'));
-    const kubeconfig = join(workDir, 'hub.kubeconfig');
-    writeFileSync(kubeconfig, hubKubeConfig.exportConfig());
+    const kubeconfig = join(workDir, 'job-worker.kubeconfig');
+    writeFileSync(kubeconfig, workerKubeConfig.exportConfig());
 
     target = await startTarget();
     queue = testRunQueue();
@@ -90,10 +95,13 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
       },
       'worker',
     );
+    // The dispatching role of `meerkat worker --locations eu-west` (server/assemble.ts).
     jobs = startJobLocations({
       settings,
       log: silentLog,
       components: testComponents(hub.db, queue, hub.secrets),
+      locations: ['eu-west'],
+      hooks: [],
     });
     await hub.request('PUT', '/monitor/in-cluster', {
       body: monitorAgainst(target, { name: 'in-cluster', locations: ['eu-west'] }),
@@ -210,7 +218,7 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
     ]);
   });
 
-  it('makes no second Job when the run is dispatched again (a hub restarted meanwhile), and the run still finishes', async () => {
+  it('makes no second Job when the run is dispatched again (a worker restarted meanwhile), and the run still finishes', async () => {
     const runId = await trigger();
     const job = await jobOf(runId);
     await queue.enqueue({
@@ -230,6 +238,8 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
       ),
       log: silentLog,
       components: testComponents(hub.db, queue, hub.secrets),
+      locations: ['eu-west'],
+      hooks: [],
     });
     await restarted.close();
     const list = await batch.listNamespacedJob({
@@ -253,7 +263,7 @@ describe('runner Jobs of a `job` location, on a real kube-apiserver', () => {
     expect(again.status).toBe(409);
   });
 
-  it('grants the hub only the Job rules: it cannot create Pods or read Secrets', async () => {
+  it('grants the workers of job locations only the Job rules: they cannot create Pods or read Secrets', async () => {
     const refusals = await Promise.all([
       core
         .createNamespacedPod({

@@ -179,7 +179,8 @@ describe('the chart on a real node', () => {
       () => Promise.resolve(setup.target.hits.some((hit) => hit.path === '/slow')),
       60_000,
     );
-    const selector = 'app.kubernetes.io/component=worker';
+    // The worker of location default, not the one of the job location, which creates runner Jobs.
+    const selector = 'app.kubernetes.io/component=worker,meerkat.dev/location=default';
     const [worker] = (await core.listNamespacedPod({ namespace: RELEASE_NAMESPACE, labelSelector: selector }))
       .items;
     await core.deleteNamespacedPod({ namespace: RELEASE_NAMESPACE, name: worker!.metadata!.name! });

@@ -1,6 +1,7 @@
 {{/*
 A Deployment of a queue process (scheduler, or the workers of one location). They serve no API, only Prometheus
-on METRICS_PORT, so that port is what the probes watch: it answers while the event loop turns.
+on METRICS_PORT, so that port is what the probes watch: it answers while the event loop turns. `serviceAccount`
+is the suffix of its ServiceAccount's name (default worker).
 */}}
 {{- define "meerkat.queueProcess" -}}
 {{- $root := .root -}}
@@ -24,7 +25,7 @@ spec:
       annotations:
         checksum/settings: {{ include (print $root.Template.BasePath "/settings-configmap.yaml") $root | sha256sum }}
     spec:
-      serviceAccountName: {{ include "meerkat.fullname" $root }}-worker
+      serviceAccountName: {{ include "meerkat.fullname" $root }}-{{ .serviceAccount | default "worker" }}
       # Above SHUTDOWN_GRACE_SECONDS, within which the process exits on its own (docs/operations.md).
       terminationGracePeriodSeconds: {{ add $root.Values.shutdownGraceSeconds 15 }}
       securityContext:

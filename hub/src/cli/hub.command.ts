@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
-import { startJobLocationsIfAny } from '../server/job-locations-on-demand.js';
 import { createLogger } from '../log/logger.js';
-import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
-import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
-import { startRuleEvaluation } from '../server/start-notifier.js';
-import { openComponents } from '../server/components.js';
-import { runFinishedHooks } from '../server/run-finished-hooks.js';
-import { closeOnSignals, serveApi } from '../server/serve-api.js';
+import { assemble } from '../server/assemble.js';
+import { closeOnSignals } from '../server/serve-api.js';
 
 export function registerHubCommand(program: Command): void {
   program
@@ -16,36 +11,16 @@ export function registerHubCommand(program: Command): void {
     .action(async () => {
       const settings = loadSettings(process.env, 'hub');
       const log = createLogger(settings.LOG_LEVEL, { process: 'hub' });
-      const components = await openComponents(settings, log, { migrate: false });
-      const metrics = await startProcessMetrics('hub', settings, log);
-      registerDependencyMetrics(metrics.registry, components.readiness);
-      // The hub records the results of runner Jobs (their reports, and the failures its Job watcher sees):
-      // they get the same rollups, rule evaluation and counters as results recorded by workers.
-      const rules = startRuleEvaluation(settings, components, log);
-      const hooks = runFinishedHooks(metrics.registry, rules.hook, {
-        db: components.db,
-        locations: settings.LOCATIONS.filter((l) => l.executor === 'job').map((l) => l.name),
-      });
-      const api = await serveApi({
+      // The API alone: the results runner Jobs report and heartbeats get the same hooks as a worker's, their
+      // notifications delivered by the workers' notifiers. Runner Jobs are created by the workers of `job`
+      // locations (docs/adr/0052-workers-dispatch-runner-jobs.md).
+      const hub = await assemble({
+        process: 'hub',
+        roles: ['api'],
         settings,
         log,
-        components,
-        metricsRegistry: metrics.registry,
-        runFinishedHooks: hooks,
+        open: { migrate: false },
       });
-      const jobs = await startJobLocationsIfAny({ settings, log, components, hooks });
-      closeOnSignals(
-        {
-          close: async () => {
-            await api.close();
-            await jobs.close();
-            await rules.close();
-            await metrics.close();
-            await components.close();
-          },
-        },
-        log,
-        settings.SHUTDOWN_GRACE_SECONDS,
-      );
+      closeOnSignals(hub, log, settings.SHUTDOWN_GRACE_SECONDS);
     });
 }

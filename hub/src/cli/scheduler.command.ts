@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
-import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
-import { startScheduler } from '../server/start-scheduler.js';
-import { openComponents } from '../server/components.js';
+import { assemble } from '../server/assemble.js';
 import { closeOnSignals } from '../server/serve-api.js';
 
 export function registerSchedulerCommand(program: Command): void {
@@ -14,20 +11,13 @@ export function registerSchedulerCommand(program: Command): void {
     .action(async () => {
       const settings = loadSettings(process.env, 'scheduler');
       const log = createLogger(settings.LOG_LEVEL, { process: 'scheduler' });
-      const components = await openComponents(settings, log, { migrate: false });
-      const metrics = await startProcessMetrics('scheduler', settings, log);
-      registerDependencyMetrics(metrics.registry, components.readiness);
-      const scheduler = await startScheduler({ settings, log, components });
-      closeOnSignals(
-        {
-          close: async () => {
-            await scheduler.close();
-            await metrics.close();
-            await components.close();
-          },
-        },
+      const scheduler = await assemble({
+        process: 'scheduler',
+        roles: ['scheduling'],
+        settings,
         log,
-        settings.SHUTDOWN_GRACE_SECONDS,
-      );
+        open: { migrate: false },
+      });
+      closeOnSignals(scheduler, log, settings.SHUTDOWN_GRACE_SECONDS);
     });
 }

@@ -1,26 +1,16 @@
 import type { Command } from 'commander';
-import { workerLocationNames } from '../config/locations.js';
-import { egressPoliciesOf } from '../egress/egress-policies.js';
 import { loadSettings, workerConcurrencySchema } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import {
-  createNotificationDeliveryMetrics,
-  createNotificationOutboxDepthMetric,
-} from '../notifications/notification-delivery-metrics.js';
-import { createRunsDroppedMetric, registerDependencyMetrics } from '../metrics/prometheus/fault-metrics.js';
-import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
-import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
-import { startNotifier } from '../server/start-notifier.js';
-import { openComponents } from '../server/components.js';
-import { runFinishedHooks } from '../server/run-finished-hooks.js';
+import { assemble, type Role } from '../server/assemble.js';
 import { closeOnSignals } from '../server/serve-api.js';
-import { startWorker } from '../server/start-worker.js';
 
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description('execute runs for the locations served (queues runs:<location>)')
-    .requiredOption('--locations <names>', 'comma-separated locations to serve (executor: worker)')
+    .description(
+      'serve locations: run the checks of `worker` ones, create the runner Jobs of `job` ones (queues runs:<location>)',
+    )
+    .requiredOption('--locations <names>', 'comma-separated locations to serve (any of LOCATIONS)')
     .option('--concurrency <n>', 'checks under way at once (default WORKER_CONCURRENCY)')
     .action(async (options: { locations: string; concurrency?: string }) => {
       const settings = loadSettings(process.env, 'worker');
@@ -29,11 +19,11 @@ export function registerWorkerCommand(program: Command): void {
         .split(',')
         .map((l) => l.trim())
         .filter((l) => l !== '');
-      const configured = workerLocationNames(settings.LOCATIONS);
+      const configured = settings.LOCATIONS.map((l) => l.name);
       const unknown = locations.filter((l) => !configured.includes(l));
       if (unknown.length > 0 || locations.length === 0) {
         program.error(
-          `meerkat worker: --locations: ${unknown.join(', ') || '(none)'} not among the worker locations of LOCATIONS (${configured.join(', ')})`,
+          `meerkat worker: --locations: ${unknown.join(', ') || '(none)'} not among the locations of LOCATIONS (${configured.join(', ')})`,
         );
       }
       const concurrency =
@@ -43,39 +33,23 @@ export function registerWorkerCommand(program: Command): void {
       if (concurrency === undefined) {
         program.error('meerkat worker: --concurrency must be an integer from 1 to 1000');
       }
-      const components = await openComponents(settings, log, { migrate: false });
-      const metrics = await startProcessMetrics('worker', settings, log);
-      registerDependencyMetrics(metrics.registry, components.readiness);
-      const notifier = startNotifier({
+      const executors = new Set(
+        settings.LOCATIONS.filter((l) => locations.includes(l.name)).map((l) => l.executor),
+      );
+      const roles: Role[] = [
+        'notifying',
+        ...(executors.has('worker') ? (['checking'] as const) : []),
+        ...(executors.has('job') ? (['dispatching'] as const) : []),
+      ];
+      const worker = await assemble({
+        process: 'worker',
+        roles,
         settings,
         log,
-        components,
-        egress: egressPoliciesOf(settings).global,
-        onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
-        onOutboxDepth: createNotificationOutboxDepthMetric(metrics.registry),
-      });
-      const worker = startWorker({
-        settings,
-        log,
-        components,
         locations,
         concurrency,
-        hooks: runFinishedHooks(metrics.registry, notifier.hook, { db: components.db, locations }),
-        onScheduledStart: createScheduleDelayMetrics(metrics.registry),
-        registry: metrics.registry,
-        onDropped: createRunsDroppedMetric(metrics.registry, locations),
+        open: { migrate: false },
       });
-      closeOnSignals(
-        {
-          close: async () => {
-            await worker.close();
-            await notifier.close();
-            await metrics.close();
-            await components.close();
-          },
-        },
-        log,
-        settings.SHUTDOWN_GRACE_SECONDS,
-      );
+      closeOnSignals(worker, log, settings.SHUTDOWN_GRACE_SECONDS);
     });
 }

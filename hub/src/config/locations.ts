@@ -71,8 +71,3 @@ export const locationsSetting = z
         'location names must be unique',
       ),
   );
-
-/** The names of the locations whose runs workers execute (`executor: worker`), in LOCATIONS order. */
-export function workerLocationNames(locations: readonly Location[]): string[] {
-  return locations.filter((l) => l.executor === 'worker').map((l) => l.name);
-}

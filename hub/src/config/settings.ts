@@ -10,6 +10,9 @@ import { assertionBudgetShape } from '../runner/assertion-budget-setting.js';
 import { InvalidSettingError } from './invalid-setting-error.js';
 import { locationsSetting } from './locations.js';
 
+/** HEALTH_SUCCESS_THRESHOLD_PERCENT when unset; also what an app made without a metrics service uses. */
+export const DEFAULT_HEALTH_SUCCESS_THRESHOLD_PERCENT = 99;
+
 /** The process kinds of DESIGN.md; some defaults depend on which one is starting. */
 export type ProcessKind = 'dev' | 'hub' | 'scheduler' | 'worker' | 'runner' | 'operator' | 'admin';
 
@@ -133,7 +136,11 @@ const settingsSchema = z
     // scheduler's partition maintenance and retention deletes (and dev's migrations), which may take longer.
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2_500),
     MAINTENANCE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
-    HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce.number().min(0).max(100).default(99),
+    HEALTH_SUCCESS_THRESHOLD_PERCENT: z.coerce
+      .number()
+      .min(0)
+      .max(100)
+      .default(DEFAULT_HEALTH_SUCCESS_THRESHOLD_PERCENT),
     METRICS_FLEET_MAX_AGE_PERCENT: z.coerce.number().min(0).max(10).default(0.2),
     // Rate limits of the API (docs/adr/0012-rate-limits.md); 0 turns a limit off.
     API_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(100_000).default(20),

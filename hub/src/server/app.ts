@@ -14,6 +14,7 @@ import { createIntegrationService } from '../integrations/integration.service.js
 import { notificationRoutes } from '../notifications/notification.routes.js';
 import { createNotificationService } from '../notifications/notification.service.js';
 import { metricsRoutes } from '../metrics/metrics.routes.js';
+import { DEFAULT_HEALTH_SUCCESS_THRESHOLD_PERCENT } from '../config/settings.js';
 import { createMetricsService, type MetricsService } from '../metrics/metrics.service.js';
 import { monitorRoutes } from '../monitors/monitor.routes.js';
 import { heartbeatDependant } from '../heartbeats/heartbeat-dependant.js';
@@ -75,8 +76,8 @@ export interface AppDeps {
   /** MINUTE_ROLLUP_RETENTION_DAYS; minute rollups are taken to be kept for ever when absent. */
   metricsMinuteRollupRetentionDays?: number;
   /**
-   * The metrics service, when the process shares it (with its Prometheus health gauges); else one is made with
-   * the default success threshold (99 percent).
+   * The metrics service, when the process shares it (with its Prometheus health gauges); else one is made on the
+   * app's clock with the default of HEALTH_SUCCESS_THRESHOLD_PERCENT.
    */
   metrics?: MetricsService;
   /** Runs first on every request: the Prometheus HTTP request timer of the process. */
@@ -163,7 +164,7 @@ export function createApp(deps: AppDeps): Express {
     createMetricsService({
       db: deps.db,
       clock,
-      successThresholdPercent: 99,
+      successThresholdPercent: DEFAULT_HEALTH_SUCCESS_THRESHOLD_PERCENT,
       ...(deps.metricsFleetMaxAgePercent === undefined
         ? {}
         : { fleetMaxAgePercent: deps.metricsFleetMaxAgePercent }),
@@ -267,7 +268,7 @@ export function createApp(deps: AppDeps): Express {
         quotas: quotaPolicy,
         // Synced inside every monitor upsert and delete, here only, so processes and tests keep rules and
         // schedules the same way.
-        dependants: [notificationRuleDependant(systemClock), scheduleDependant, heartbeatDependant],
+        dependants: [notificationRuleDependant(clock), scheduleDependant, heartbeatDependant],
       }),
     ),
   );

@@ -13,17 +13,20 @@ import { watchRunnerJobs } from '../jobs/runner-job-watcher.js';
 const DISPATCH_CONCURRENCY = 20;
 
 /**
- * Serves the `job` locations of LOCATIONS from the hub: consumes their queues, creates a runner Job per run and
- * watches those Jobs. Does nothing when no location uses the `job` executor.
+ * The dispatching role of a worker of `job` locations (docs/adr/0052-workers-dispatch-runner-jobs.md): consumes
+ * the queues of `locations` (those of them LOCATIONS gives the `job` executor), creates a runner Job per run and
+ * watches those Jobs, recording the runs of Jobs that fail before their runner reports. Does nothing when none
+ * of `locations` is a `job` location.
  */
 export function startJobLocations(options: {
   settings: Readonly<Settings>;
   log: Logger;
   components: Components;
-  hooks?: readonly RunFinishedHook[];
+  /** The locations served; the `job` ones among them are dispatched. */
+  locations: readonly string[];
+  hooks: readonly RunFinishedHook[];
 }): { close(): Promise<void> } {
-  const { settings, log, components } = options;
-  const hooks = options.hooks ?? [];
+  const { settings, log, components, hooks } = options;
   const executors = new Map<string, LocationExecutor>();
   const watchers: Array<{ stop(): Promise<void> }> = [];
   const egress = egressPoliciesOf(settings);
@@ -33,7 +36,7 @@ export function startJobLocations(options: {
     heldSlots: settings.WORKER_MAX_HELD_SLOTS,
   });
   for (const location of settings.LOCATIONS) {
-    if (location.executor !== 'job') continue;
+    if (location.executor !== 'job' || !options.locations.includes(location.name)) continue;
     const kubeConfig = kubeConfigFor(location.job);
     const batch = batchApiFor(kubeConfig);
     const dispatch = createJobExecutor({
