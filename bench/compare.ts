@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { startBenchTarget } from './compare/bench-target.js';
+import { buildCompiledCli } from './compiled-cli.js';
 import {
   measureWindow,
   type RunningSystem,
@@ -63,14 +64,6 @@ function codeVersion(): string {
   return described.status === 0 ? described.stdout.trim() : 'unknown (not a git checkout)';
 }
 
-/** `npm run build:cli`: the compiled CLI, current for the sources of this checkout. */
-function buildCompiledCli(): void {
-  const built = spawnSync(process.execPath, ['scripts/build-cli.js'], { encoding: 'utf8', timeout: 300_000 });
-  if (built.status !== 0)
-    throw new Error(`npm run build:cli failed: ${built.stderr || built.error?.message}`);
-  say('mode: built the compiled CLI (npm run build:cli)');
-}
-
 function printResults(results: readonly WindowResult[], workload: Workload): void {
   if (results.length === 0) return;
   say('');
@@ -81,7 +74,7 @@ let exitCode = 0;
 try {
   const options = parseCompareOptions(process.argv.slice(2));
   // bin/meerkat.js runs dist/ while no source is newer than its build: build it now, so every process runs it.
-  if (options.production) buildCompiledCli();
+  if (options.production) buildCompiledCli(say);
   if (options.systems.includes('blackbox')) installBlackboxWhenMissing(say);
   const target = await startBenchTarget();
   running.push({ name: 'bench target', stop: () => target.stop() });

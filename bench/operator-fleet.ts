@@ -1,0 +1,317 @@
+// The operator at fleet size (issue 39): N Monitors created on the kube tier's real control plane (etcd,
+// kube-apiserver, kube-controller-manager), synced by the compiled `meerkat operator` into `meerkat dev` at the
+// hub's default rate limits. It reports how long the creations took, how long until every Monitor was Synced at its
+// generation, the operator's CPU and peak RSS, the hub's requests (and 4xx answers) and the API server's writes;
+// then a steady-state window (writes a minute, which should be none) and how long one edit takes to reach the hub.
+// Everything listens on loopback, every wait is bounded, everything started is stopped at the end.
+// Usage: npm run bench:operator -- --monitors 1000 [--steady 120] [--sync-timeout 1800]
+import { readdirSync, readFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { MONITOR_API_VERSION, MONITOR_KIND } from '../hub/src/contract/monitor-resource.js';
+import {
+  MONITOR_GROUP,
+  MONITOR_PLURAL,
+  MONITOR_VERSION,
+  type MonitorResource,
+} from '../operator/src/monitor-resource-status.js';
+import { freePort, startMeerkat, startMeerkatDev } from '../test/harness/processes.js';
+import { findKubeBinaries } from '../test/kube/binaries.js';
+import { startKubeCluster } from '../test/kube/start-cluster.js';
+import { startBenchTarget } from './compare/bench-target.js';
+import { within } from './compare/bounded.js';
+import { buildCompiledCli } from './compiled-cli.js';
+
+const NAMESPACE = 'bench-fleet';
+const CREATE_CONCURRENCY = 25;
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const options = z
+  .object({
+    monitors: z.coerce.number().int().min(1).max(20_000),
+    steady: z.coerce.number().int().min(10).max(3_600),
+    'sync-timeout': z.coerce.number().int().min(60).max(7_200),
+  })
+  .parse(
+    parseArgs({
+      options: {
+        monitors: { type: 'string', default: '1000' },
+        steady: { type: 'string', default: '120' },
+        'sync-timeout': { type: 'string', default: '1800' },
+      },
+    }).values,
+  );
+
+/** CPU seconds (user + system) and peak RSS of a process, from /proc. */
+function processUsage(pid: number): { cpuSeconds: number; peakRssMiB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return { cpuSeconds: ticks / 100, peakRssMiB: Number(hwm) / 1024 };
+}
+
+/** Sums the samples of `metric` whose labels pass `keep`, from a Prometheus text exposition. */
+function sumOf(text: string, metric: string, keep: (labels: string) => boolean = () => true): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`) && !line.startsWith(`${metric} `)) continue;
+    const labels = line.slice(metric.length, line.lastIndexOf(' '));
+    if (keep(labels)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+const WRITE_VERBS = /verb="(POST|PUT|PATCH|DELETE|APPLY)"/;
+const OPERATORS_RESOURCES = /resource="(monitors|events)"/;
+
+async function main(): Promise<void> {
+  say(
+    `machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}; ` +
+      `${new Date().toISOString()}; ${options.monitors} Monitors`,
+  );
+  // The operator as the image runs it: the compiled build, not the sources through tsx.
+  buildCompiledCli(say);
+  const stops: Array<() => Promise<unknown>> = [];
+  try {
+    const cluster = await within('starting the control plane', 180_000, startKubeCluster(findKubeBinaries()));
+    stops.push(() => cluster.stop());
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cluster.info.kubeconfigPath);
+    await installCrds(kubeConfig);
+    await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+
+    const target = await startBenchTarget();
+    stops.push(() => target.stop());
+    const dev = await startMeerkatDev();
+    stops.push(() => dev.stop());
+    const [metricsPort, healthPort] = [await freePort(), await freePort()];
+    const operator = await startMeerkat(
+      ['operator'],
+      {
+        KUBECONFIG: cluster.info.kubeconfigPath,
+        MEERKAT_URL: dev.api,
+        MEERKAT_API_KEY: dev.key,
+        OPERATOR_LEADER_ELECTION: 'false',
+        OPERATOR_WATCH_NAMESPACE: NAMESPACE,
+        METRICS_PORT: String(metricsPort),
+        HEALTH_PORT: String(healthPort),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+      },
+      /controller started/,
+      120_000,
+    );
+    stops.push(() => operator.stop());
+    const pid = operator.child.pid ?? 0;
+
+    const api = kubeConfig.makeApiClient(CustomObjectsApi);
+    const monitors = {
+      group: MONITOR_GROUP,
+      version: MONITOR_VERSION,
+      plural: MONITOR_PLURAL,
+      namespace: NAMESPACE,
+    };
+    const counters = async () => {
+      const apiserver = await scrapeApiServer(cluster.info);
+      const hub = await (await fetch(dev.metricsUrl)).text();
+      const requests = 'meerkat_http_request_duration_seconds_count';
+      return {
+        apiserverWrites: sumOf(
+          apiserver,
+          'apiserver_request_total',
+          (l) => WRITE_VERBS.test(l) && OPERATORS_RESOURCES.test(l),
+        ),
+        hubRequests: sumOf(hub, requests),
+        hubRefused: sumOf(hub, requests, (l) => l.includes('status_class="4xx"')),
+        hubWrites: sumOf(hub, requests, (l) => !l.includes('method="GET"')),
+      };
+    };
+
+    const before = await counters();
+    const started = Date.now();
+    const names = Array.from({ length: options.monitors }, (_, i) => `fleet-${String(i).padStart(5, '0')}`);
+    for (let from = 0; from < names.length; from += CREATE_CONCURRENCY)
+      await Promise.all(
+        names
+          .slice(from, from + CREATE_CONCURRENCY)
+          .map((name) =>
+            api.createNamespacedCustomObject({ ...monitors, body: monitorResource(name, target.url) }),
+          ),
+      );
+    const appliedSeconds = (Date.now() - started) / 1000;
+    say(`created ${names.length} Monitors in ${appliedSeconds.toFixed(0)} s; waiting until all are Synced`);
+
+    const allSynced = async () => {
+      const { items } = (await api.listNamespacedCustomObject(monitors)) as { items: MonitorResource[] };
+      const synced = items.filter(
+        (item) =>
+          item.status?.observedGeneration === item.metadata.generation &&
+          item.status?.conditions?.some((c) => c.type === 'Synced' && c.status === 'True'),
+      ).length;
+      // A refusal will not heal by waiting: say it at once.
+      const refused = items
+        .flatMap((item) => item.status?.conditions ?? [])
+        .find((c) => c.type === 'Synced' && c.status === 'False' && c.reason !== 'HubUnreachable');
+      if (refused) throw new Error(`a Monitor is not Synced: ${refused.reason}: ${refused.message}`);
+      return { synced, items };
+    };
+    const deadline = started + options['sync-timeout'] * 1000;
+    let last = { synced: 0, items: [] as MonitorResource[] };
+    while (Date.now() < deadline) {
+      last = await allSynced();
+      if (last.synced === names.length) break;
+      await pause(names.length > 2_000 ? 10_000 : 2_000);
+    }
+    const syncedSeconds = (Date.now() - started) / 1000;
+    const atSync = { ...(await counters()), ...processUsage(pid) };
+    if (last.synced !== names.length)
+      throw new Error(`only ${last.synced} of ${names.length} Synced after ${options['sync-timeout']} s`);
+    say(`all Synced ${syncedSeconds.toFixed(0)} s after the first creation`);
+
+    // Steady state: nothing changes, so nothing should be written.
+    say(`steady state: ${options.steady} s`);
+    await pause(options.steady * 1000);
+    const atSteady = { ...(await counters()), ...processUsage(pid) };
+    const perMinute = (key: 'apiserverWrites' | 'hubWrites' | 'hubRequests') =>
+      ((atSteady[key] - atSync[key]) * 60) / options.steady;
+
+    // One edit, with the fleet idle: how long until the hub holds it.
+    const edited = last.items[Math.floor(last.items.length / 2)]!;
+    const editStarted = Date.now();
+    await api.patchNamespacedCustomObject(
+      { ...monitors, name: edited.metadata.name, body: { spec: { frequency: { every: 2, unit: 'HOUR' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const editSeconds = await within(
+      'the edit reaching the hub',
+      600_000,
+      untilHubHolds(dev, edited.metadata.uid),
+    );
+    const editLatency = (editSeconds - editStarted) / 1000;
+
+    say('');
+    say(
+      '| Monitors | created in | all Synced after | operator CPU, peak RSS | hub requests (4xx) | apiserver writes (Monitors, Events) | steady state a minute: apiserver writes, hub writes, hub requests | an edit reaches the hub |',
+    );
+    say('|---|---|---|---|---|---|---|---|');
+    say(
+      `| ${names.length} | ${appliedSeconds.toFixed(0)} s | **${syncedSeconds.toFixed(0)} s** | ` +
+        `${atSync.cpuSeconds.toFixed(1)} s, ${atSteady.peakRssMiB.toFixed(0)} MiB | ` +
+        `${atSync.hubRequests - before.hubRequests} (${atSync.hubRefused - before.hubRefused}) | ` +
+        `${atSync.apiserverWrites - before.apiserverWrites} | ` +
+        `${perMinute('apiserverWrites').toFixed(1)}, ${perMinute('hubWrites').toFixed(1)}, ${perMinute('hubRequests').toFixed(1)} | ` +
+        `${editLatency.toFixed(1)} s |`,
+    );
+    say('');
+    say(
+      `(apiserver writes include the ${names.length} creations; the operator's CPU is at the moment all were ` +
+        `Synced, its peak RSS at the end of the steady state)`,
+    );
+  } finally {
+    for (const stop of stops.reverse()) await within('stopping', 60_000, stop()).catch(() => {});
+  }
+}
+
+function monitorResource(name: string, targetUrl: string) {
+  return {
+    apiVersion: MONITOR_API_VERSION,
+    kind: MONITOR_KIND,
+    metadata: { name, namespace: NAMESPACE },
+    // Hourly, so the fleet's checks do not weigh on what is measured: the operator's sync.
+    // No project: the operator's default policy names it after the namespace.
+    spec: {
+      version: '1.0',
+      frequency: { every: 1, unit: 'HOUR' },
+      nodes: [
+        {
+          id: 'get',
+          type: 'HTTP_REQUEST',
+          method: 'GET',
+          base: targetUrl,
+          path: `/${name}`,
+          response_format: 'JSON',
+        },
+      ],
+    },
+  };
+}
+
+/** Creates every CRD of crds/ (Monitors and MaintenanceWindows, both watched), as `kubectl apply -f crds/` does. */
+async function installCrds(kubeConfig: KubeConfig): Promise<void> {
+  const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
+  const folder = new URL('../crds/', import.meta.url);
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.yaml'))) {
+    const body = parse(readFileSync(new URL(file, folder), 'utf8')) as V1CustomResourceDefinition;
+    await api.createCustomResourceDefinition({ body });
+    for (let attempt = 0; ; attempt += 1) {
+      const crd = await api.readCustomResourceDefinition({ name: body.metadata?.name ?? '' });
+      if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (attempt === 100) throw new Error(`${file} did not become Established within 20 s`);
+      await pause(200);
+    }
+  }
+}
+
+/** The API server's own metrics, read with the admin token over TLS checked against the cluster's CA. */
+function scrapeApiServer(info: {
+  serverUrl: string;
+  adminToken: string;
+  caCertPath: string;
+}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpsGet(
+      `${info.serverUrl}/metrics`,
+      {
+        headers: { authorization: `Bearer ${info.adminToken}` },
+        ca: readFileSync(info.caCertPath),
+        timeout: 30_000,
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve(text));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () =>
+      request.destroy(new Error('the API server’s metrics did not answer in 30 s')),
+    );
+    request.on('error', reject);
+  });
+}
+
+async function untilHubHolds(dev: { api: string; key: string }, id: string): Promise<number> {
+  for (;;) {
+    const answer = await fetch(`${dev.api}/monitor/${id}`, {
+      headers: { authorization: `Bearer ${dev.key}` },
+    });
+    const body = (await answer.json()) as { data?: { frequency?: { every: number; unit: string } } };
+    if (body.data?.frequency?.every === 2 && body.data.frequency.unit === 'HOUR') return Date.now();
+    await pause(100);
+  }
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (error) {
+  exitCode = 1;
+  say(`failed: ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+  process.exit(exitCode);
+}
