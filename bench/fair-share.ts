@@ -43,7 +43,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 /** The value of a worker metric with only the process's own labels, or undefined. */
 async function workerSeries(deployment: SplitDeployment, name: string): Promise<number | undefined> {
   const answer = await fetch(deployment.byName('worker').metricsUrl, { signal: AbortSignal.timeout(5_000) });
-  const line = (await answer.text()).split('\n').find((l) => l.startsWith(`${name} `));
+  const line = (await answer.text())
+    .split('\n')
+    .find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -54,6 +56,27 @@ function assertRunning(deployment: SplitDeployment): void {
   );
   if (dead.length > 0)
     throw new Error(`pids ${dead.join(', ')} ended\n  ${deployment.diagnose().join('\n  ')}`);
+}
+
+/** The processes measured, each with the pids its CPU is read from. */
+const componentsOf = (deployment: SplitDeployment): Array<[string, number[]]> => [
+  ...deployment.processes.map((p): [string, number[]] => [p.name, [p.process.child.pid ?? 0]]),
+  ['PostgreSQL', [deployment.pids.postgres]],
+  ['Redis', [deployment.pids.redis]],
+];
+
+/** The warnings and errors a process logged (pino levels 40 and up), most frequent first, with their counts. */
+function warnings(log: string): string[] {
+  const counts = new Map<string, number>();
+  for (const line of log.split('\n')) {
+    const match = /"level":(\d+).*?"msg":"([^"]*)"/.exec(line);
+    if (match === null || Number(match[1]) < 40) continue;
+    counts.set(match[2] ?? '', (counts.get(match[2] ?? '') ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([msg, n]) => `${n} x "${msg}" (warnings and errors of the window)`);
 }
 
 let exitCode = 0;
@@ -97,8 +120,9 @@ try {
   await sleep(options.warmup * 1000, undefined, { signal: interrupted.signal });
   assertRunning(deployment);
 
-  const worker = [deployment.byName('worker').process.child.pid ?? 0];
-  const cpuBefore = treeCpuSeconds(worker);
+  const components = componentsOf(deployment);
+  const cpuBefore = components.map(([, pids]) => treeCpuSeconds(pids));
+  const logBefore = Object.fromEntries(deployment.processes.map((p) => [p.name, p.process.output().length]));
   const fromMs = Date.now();
   const loads = [loadavg()];
   let heldMost = 0;
@@ -111,7 +135,10 @@ try {
     heldMost = Math.max(heldMost, held ?? 0);
   }
   const toMs = Date.now();
-  const workerCores = (treeCpuSeconds(worker) - cpuBefore) / ((toMs - fromMs) / 1000);
+  const cores = components.map(
+    ([name, pids], i) =>
+      `${name} ${((treeCpuSeconds(pids) - (cpuBefore[i] ?? 0)) / ((toMs - fromMs) / 1000)).toFixed(2)}`,
+  );
   say(
     `window closed (load average ${formatLoad(loadavg())}); waiting up to ${options.settle} s for its last slots`,
   );
@@ -145,10 +172,12 @@ try {
   say('');
   say(
     `window ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}; 1-minute load average ` +
-      `${Math.min(...load1).toFixed(2)}-${Math.max(...load1).toFixed(2)}; worker ${workerCores.toFixed(2)} cores; ` +
+      `${Math.min(...load1).toFixed(2)}-${Math.max(...load1).toFixed(2)}; cores: ${cores.join(', ')}; ` +
       `slots held by the worker at most ${heldMost}; checks done ` +
       `${figures.reduce((sum, row) => sum + row.checksPerSecond, 0).toFixed(1)}/s`,
   );
+  for (const p of deployment.processes)
+    for (const line of warnings(p.process.output().slice(logBefore[p.name] ?? 0))) say(`${p.name}: ${line}`);
   if (small !== undefined) say(fairShareVerdict(small).line);
 } catch (error) {
   exitCode = interrupted.signal.aborted ? 130 : 1;
