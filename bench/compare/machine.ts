@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 
 /** The commit measured, and whether the working tree differs from it (`e9c8bac-dirty`). */
-export function codeVersion(): string {
+function codeVersion(): string {
   const described = spawnSync('git', ['describe', '--always', '--dirty'], {
     encoding: 'utf8',
     timeout: 10_000,

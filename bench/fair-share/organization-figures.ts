@@ -62,7 +62,7 @@ export function organizationFigures(input: {
 export const settled = (figures: OrganizationFigures) => figures.unreported === 0 && figures.unfinished === 0;
 
 /** Issue 33's target for the small tenant: lateness p99 under 1 s and every slot run. */
-export const LATENESS_P99_TARGET_MS = 1_000;
+const LATENESS_P99_TARGET_MS = 1_000;
 
 export function fairShareVerdict(small: OrganizationFigures): { holds: boolean; line: string } {
   const gapCount = Object.values(small.gaps).reduce((sum, n) => sum + n, 0);
