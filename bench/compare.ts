@@ -5,8 +5,6 @@
 // checks done against expected, RSS, lateness p99. Everything listens on loopback. Every step is bounded and a
 // step that fails says which and how the system's processes were; everything started is stopped at the end,
 // on errors and on Ctrl-C (a second Ctrl-C kills at once). See docs/benchmarks.md.
-import { spawnSync } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
 import { startBenchTarget } from './compare/bench-target.js';
 import { buildCompiledCli } from './compiled-cli.js';
 import {
@@ -18,6 +16,7 @@ import {
 import { installBlackboxWhenMissing, startBlackbox } from './compare/blackbox.js';
 import { within } from './compare/bounded.js';
 import { parseCompareOptions, type SystemName } from './compare/compare-options.js';
+import { machineLine } from './compare/machine.js';
 import { startMeerkatDev } from './compare/meerkat-dev.js';
 import { startMeerkatSplit } from './compare/meerkat-split.js';
 import { reportNotes, reportTable } from './compare/report.js';
@@ -55,15 +54,6 @@ async function stopNewest(): Promise<void> {
   );
 }
 
-/** The commit measured, and whether the working tree differs from it (`e9c8bac-dirty`). */
-function codeVersion(): string {
-  const described = spawnSync('git', ['describe', '--always', '--dirty'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  return described.status === 0 ? described.stdout.trim() : 'unknown (not a git checkout)';
-}
-
 function printResults(results: readonly WindowResult[], workload: Workload): void {
   if (results.length === 0) return;
   say('');
@@ -87,10 +77,7 @@ try {
     targetUrl: target.url,
     production: options.production,
   };
-  say(
-    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
-      `node ${process.version}; ${new Date().toISOString()}; code ${codeVersion()}`,
-  );
+  say(machineLine());
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +

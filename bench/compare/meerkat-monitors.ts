@@ -1,14 +1,14 @@
 // The benchmark's monitors, created through Meerkat's real API (PUT /monitor/{id}, a few at a time), and the
-// run rows read back for the window's slot accounting.
-import type { RecordedRun } from '../../test/faults/slot-accounting.js';
+// run rows and slot gaps read back for the window's slot accounting.
+import type { RecordedGap, RecordedRun } from '../../test/faults/slot-accounting.js';
 import { getNode, monitorDefinition, statusAssertionNode } from '../../test/harness/monitors.js';
 import { within } from './bounded.js';
 
 const CREATE_CONCURRENCY = 8;
 const REQUEST_MS = 30_000;
 
-export function monitorIds(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `bench-${String(i).padStart(5, '0')}`);
+export function monitorIds(count: number, prefix = 'bench'): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`);
 }
 
 /** One GET of the target and a status check, every `everySeconds`: the issue's unit of work. */
@@ -58,8 +58,13 @@ export interface SqlReader {
   query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
 }
 
-/** The scheduled runs whose slot lies in [fromMs, toMs). */
-export async function readWindowRuns(db: SqlReader, fromMs: number, toMs: number): Promise<RecordedRun[]> {
+/** The scheduled runs whose slot lies in [fromMs, toMs), of every organization or of `organization`. */
+export async function readWindowRuns(
+  db: SqlReader,
+  fromMs: number,
+  toMs: number,
+  organization?: string,
+): Promise<RecordedRun[]> {
   const { rows } = await db.query<{
     monitor_id: string;
     schedule_slot: string;
@@ -68,8 +73,9 @@ export async function readWindowRuns(db: SqlReader, fromMs: number, toMs: number
     completed_at: Date | null;
   }>(
     `select monitor_id, schedule_slot, status, started_at, completed_at from runs
-     where schedule_slot is not null and schedule_slot::bigint >= $1 and schedule_slot::bigint < $2`,
-    [fromMs, toMs],
+     where schedule_slot is not null and schedule_slot::bigint >= $1 and schedule_slot::bigint < $2
+       and ($3::text is null or organization_id = $3)`,
+    [fromMs, toMs, organization ?? null],
   );
   return rows.map((row) => ({
     monitorId: row.monitor_id,
@@ -77,5 +83,24 @@ export async function readWindowRuns(db: SqlReader, fromMs: number, toMs: number
     status: row.status,
     startedAt: row.started_at === null ? null : new Date(row.started_at),
     completedAt: row.completed_at === null ? null : new Date(row.completed_at),
+  }));
+}
+
+/** The slot ledger's gaps of `organization` whose slot lies in [fromMs, toMs). */
+export async function readWindowGaps(
+  db: SqlReader,
+  fromMs: number,
+  toMs: number,
+  organization: string,
+): Promise<RecordedGap[]> {
+  const { rows } = await db.query<{ monitor_id: string; schedule_slot: string; reason: string }>(
+    `select monitor_id, schedule_slot, reason from slot_gaps
+     where organization_id = $3 and schedule_slot::bigint >= $1 and schedule_slot::bigint < $2`,
+    [fromMs, toMs, organization],
+  );
+  return rows.map((row) => ({
+    monitorId: row.monitor_id,
+    scheduleSlot: row.schedule_slot,
+    reason: row.reason,
   }));
 }

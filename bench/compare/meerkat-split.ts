@@ -32,7 +32,7 @@ const kindsOf = (workers: number) => [
   })),
 ];
 
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   client.on('error', () => {});
   await client.connect();
@@ -74,11 +74,35 @@ async function databaseCounters(databaseUrl: string, redisUrl: string): Promise<
   }
 }
 
-export async function startMeerkatSplit(workload: Workload): Promise<RunningSystem> {
+/** A split deployment over servers of its own: its processes, an admin key per organization, the servers' pids. */
+export interface SplitDeployment {
+  databaseUrl: string;
+  redisUrl: string;
+  processes: MeerkatProcess[];
+  /** The process named `name` (hub, scheduler, worker, worker-2, ...). */
+  byName(name: string): MeerkatProcess;
+  /** Organization -> its admin key. */
+  keys: Record<string, string>;
+  pids: { postgres: number; redis: number };
+  diagnose(): string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PostgreSQL, Redis, and the hub, scheduler and `workers` workers over them, with an admin key for each
+ * of `organizations` and `env` added to every process's environment (WORKER_CONCURRENCY, say).
+ */
+export async function startSplitDeployment(input: {
+  workers: number;
+  organizations: readonly string[];
+  env?: Record<string, string>;
+  /** PostgreSQL durable as in production (fsync on): `bench:compare --production`. */
+  durable?: boolean;
+}): Promise<SplitDeployment> {
   const services = await within(
     'starting PostgreSQL and Redis',
     START_MS,
-    startTestServices({ durable: workload.production }),
+    startTestServices({ durable: input.durable ?? false }),
   );
   const processes: MeerkatProcess[] = [];
   const stop = async () => {
@@ -90,54 +114,40 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
   try {
     const { postgres, redis } = services.pids;
     if (postgres === undefined || redis === undefined)
-      throw new Error(
-        'DATABASE_URL or REDIS_URL is set: the comparison counts the CPU of servers of its own',
-      );
+      throw new Error('DATABASE_URL or REDIS_URL is set: the benchmark counts the CPU of servers of its own');
     await within('migrating the database', START_MS, migrate(services.databaseUrl));
-    const key = generateApiKey();
+    const keys = Object.fromEntries(
+      input.organizations.map((organization) => [organization, generateApiKey()]),
+    );
     const env = {
       DATABASE_URL: services.databaseUrl,
       REDIS_URL: services.redisUrl,
-      AUTH_API_KEYS: formatApiKeyEntry({
-        organizationId: ORGANIZATION,
-        role: 'admin',
-        sha256: hashApiKey(key),
-      }),
+      AUTH_API_KEYS: Object.entries(keys)
+        .map(([organizationId, key]) =>
+          formatApiKeyEntry({ organizationId, role: 'admin', sha256: hashApiKey(key) }),
+        )
+        .join(','),
       SECRETS_KEY: 'be'.repeat(32),
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
-      ...modeEnvironment(workload),
+      ...input.env,
     };
     // Each start is bounded by the harness (60 s); this bound is for the case it is not.
     const started = await within(
       'starting hub, scheduler and worker',
       START_MS,
-      startMeerkatProcesses(env, kindsOf(workload.workers)),
+      startMeerkatProcesses(env, kindsOf(input.workers)),
     );
     for (const p of started) killOnExit(p.process.child);
     processes.push(...started);
-    const byName = (name: string) => started.find((p) => p.name === name) as MeerkatProcess;
-    const ids = monitorIds(workload.monitors);
-    await createMonitors({ apiUrl: byName('hub').url, key, ids, ...workload });
-    const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
     return {
-      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL${workload.production ? ' fsync on' : ''}, Redis)`,
-      components: {
-        ...Object.fromEntries(started.map((p) => [p.name, [p.process.child.pid ?? 0]])),
-        PostgreSQL: [postgres],
-        Redis: [redis],
-      },
-      counters: () => databaseCounters(services.databaseUrl, services.redisUrl),
-      async figures(fromMs, toMs) {
-        const runs = await within(
-          'reading the runs of the window',
-          QUERY_MS,
-          withClient(services.databaseUrl, (client) => readWindowRuns(client, fromMs, toMs)),
-        );
-        const figures = runFigures({ schedules, runs, fromMs, toMs });
-        return { ...figures, note: `run rows of the window's slots; lateness is started_at minus the slot` };
-      },
+      databaseUrl: services.databaseUrl,
+      redisUrl: services.redisUrl,
+      processes: started,
+      byName: (name) => started.find((p) => p.name === name) as MeerkatProcess,
+      keys,
+      pids: { postgres, redis },
       diagnose: () => [
         ...started.map((p) => describeChild(p.name, p.process.child, p.process.output())),
         `PostgreSQL: ${processState(postgres)}`,
@@ -147,6 +157,45 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+export async function startMeerkatSplit(workload: Workload): Promise<RunningSystem> {
+  const deployment = await startSplitDeployment({
+    workers: workload.workers,
+    organizations: [ORGANIZATION],
+    env: modeEnvironment(workload),
+    durable: workload.production,
+  });
+  try {
+    const { databaseUrl, redisUrl, processes, pids } = deployment;
+    const ids = monitorIds(workload.monitors);
+    const key = deployment.keys[ORGANIZATION] ?? '';
+    await createMonitors({ apiUrl: deployment.byName('hub').url, key, ids, ...workload });
+    const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
+    return {
+      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL${workload.production ? ' fsync on' : ''}, Redis)`,
+      components: {
+        ...Object.fromEntries(processes.map((p) => [p.name, [p.process.child.pid ?? 0]])),
+        PostgreSQL: [pids.postgres],
+        Redis: [pids.redis],
+      },
+      counters: () => databaseCounters(databaseUrl, redisUrl),
+      async figures(fromMs, toMs) {
+        const runs = await within(
+          'reading the runs of the window',
+          QUERY_MS,
+          withClient(databaseUrl, (client) => readWindowRuns(client, fromMs, toMs)),
+        );
+        const figures = runFigures({ schedules, runs, fromMs, toMs });
+        return { ...figures, note: `run rows of the window's slots; lateness is started_at minus the slot` };
+      },
+      diagnose: () => deployment.diagnose(),
+      stop: () => deployment.stop(),
+    };
+  } catch (error) {
+    await deployment.stop();
     throw error;
   }
 }
