@@ -82,6 +82,7 @@ try {
     windowSeconds: options.window,
     workers: options.workers,
     targetUrl: target.url,
+    nodeOptions: options['node-options'],
   };
   say(
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
@@ -90,7 +91,8 @@ try {
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
-      `${workload.workers} worker process(es) in split`,
+      `${workload.workers} worker process(es) in split` +
+      (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`),
   );
   const results: WindowResult[] = [];
   try {

@@ -23,6 +23,7 @@ export async function startMeerkatDev(workload: Workload): Promise<RunningSystem
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
+      ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
     }),
   );
   const { child } = dev.process;
@@ -43,6 +44,7 @@ export async function startMeerkatDev(workload: Workload): Promise<RunningSystem
     return {
       label: '`meerkat dev` (one process, PGlite)',
       components: { dev: [child.pid ?? 0] },
+      metricsUrls: { dev: dev.metricsUrl },
       async figures(fromMs, toMs) {
         const ended = await stopProcess();
         if (ended !== 'exit 0')

@@ -103,6 +103,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
+      ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
     };
     // Each start is bounded by the harness (60 s); this bound is for the case it is not.
     const started = await within(
@@ -123,6 +124,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
         PostgreSQL: [postgres],
         Redis: [redis],
       },
+      metricsUrls: Object.fromEntries(started.map((p) => [p.name, p.metricsUrl])),
       counters: () => databaseCounters(services.databaseUrl, services.redisUrl),
       async figures(fromMs, toMs) {
         const runs = await within(

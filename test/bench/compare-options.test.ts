@@ -21,6 +21,7 @@ describe('the command line of bench:compare', () => {
       warmup: 10,
       window: 30,
       workers: 1,
+      'node-options': '',
       systems: ['split', 'blackbox'],
     });
     expect(Object.isFrozen(options)).toBe(true);
@@ -29,6 +30,11 @@ describe('the command line of bench:compare', () => {
   it('starts as many workers in split as asked, one by default, and refuses none', () => {
     expect(parseCompareOptions(['--workers', '2']).workers).toBe(2);
     expect(() => parseCompareOptions(['--workers', '0'])).toThrow(/--workers: /);
+  });
+
+  it("passes --node-options through to Meerkat's processes as given", () => {
+    const options = parseCompareOptions(['--node-options=--max-semi-space-size=2']);
+    expect(options['node-options']).toBe('--max-semi-space-size=2');
   });
 
   it('compares all three systems by default', () => {
