@@ -73,7 +73,9 @@ const workload: Workload = {
 
 const systems: RunningSystem[] = [];
 try {
-  say(`starting Meerkat split and meerkat dev without monitors; NODE_OPTIONS: ${workload.nodeOptions || 'none'}`);
+  say(
+    `starting Meerkat split and meerkat dev without monitors; NODE_OPTIONS: ${workload.nodeOptions || 'none'}`,
+  );
   systems.push(await startMeerkatSplit(workload));
   systems.push(await startMeerkatDev(workload));
   say(`settling ${settleSeconds} s`);

@@ -48,7 +48,10 @@ await db.close();`;
 async function startPGlite(directory: string | undefined): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
   if (directory !== undefined) initializeInChild(directory);
-  const startParams = [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ['-c', setting])];
+  const startParams = [
+    ...PGlite.defaultStartParams,
+    ...EMBEDDED_SETTINGS.flatMap((setting) => ['-c', setting]),
+  ];
   return PGlite.create(directory, { startParams });
 }
 
