@@ -75,13 +75,18 @@ try {
     windowSeconds: options.window,
     workers: options.workers,
     targetUrl: target.url,
+<<<<<<< HEAD
     production: options.production,
+=======
+    nodeOptions: options['node-options'],
+>>>>>>> h57
   };
   say(machineLine());
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
-      `${workload.workers} worker process(es) in split`,
+      `${workload.workers} worker process(es) in split` +
+      (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`),
   );
   say(
     options.production

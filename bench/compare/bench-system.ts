@@ -16,8 +16,13 @@ export interface Workload {
   workers: number;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
+<<<<<<< HEAD
   /** `--production`: PostgreSQL durable (fsync on) and Meerkat's compiled build with NODE_ENV=production. */
   production: boolean;
+=======
+  /** NODE_OPTIONS of Meerkat's processes (`--node-options`), e.g. V8 flags to compare; none when empty. */
+  nodeOptions: string;
+>>>>>>> h57
 }
 
 /** The environment a Meerkat process of the benchmark gets on top of its own settings. */
@@ -44,6 +49,8 @@ export interface RunningSystem {
   label: string;
   /** Component name -> root pids; each root counts with its direct children. */
   components: Record<string, number[]>;
+  /** Component name -> its Prometheus endpoint, for the processes that have one (Meerkat's). */
+  metricsUrls?: Record<string, string>;
   /** Counters of work (PostgreSQL transactions, Redis commands), read as the window opens and as it closes. */
   counters?(): Promise<Record<string, number>>;
   /** What the system did for the slots of [fromMs, toMs), read once the window's last checks have ended. */
@@ -60,6 +67,8 @@ export interface WindowResult {
   cpuSeconds: Record<string, number>;
   /** Largest sums of RSS and of PSS over all components seen during the window. */
   memory: Memory;
+  /** Largest RSS and PSS of each component seen during the window. */
+  componentMemory: Record<string, Memory>;
   targetRequests: number;
   /** How much each of the system's counters grew over the window. */
   counters: Record<string, number>;
@@ -83,9 +92,10 @@ function assertRunning(system: RunningSystem, during: string): void {
 const mapComponents = (system: RunningSystem, read: (pids: number[]) => number) =>
   Object.fromEntries(Object.entries(system.components).map(([name, pids]) => [name, read(pids)]));
 
-function memoryOf(system: RunningSystem): Memory {
-  return treeMemory(Object.values(system.components).flat());
-}
+const largest = (a: Memory, b: Memory): Memory => ({
+  rssBytes: Math.max(a.rssBytes, b.rssBytes),
+  pssBytes: Math.max(a.pssBytes, b.pssBytes),
+});
 
 async function readCounters(system: RunningSystem): Promise<Record<string, number>> {
   if (system.counters === undefined) return {};
@@ -108,13 +118,19 @@ export async function measureWindow(
   const fromMs = Date.now();
   const loadStart = loadavg();
   say(`${system.label}: measuring ${workload.windowSeconds} s (load average ${formatLoad(loadStart)})`);
-  const memory = { rssBytes: 0, pssBytes: 0 };
+  let memory: Memory = { rssBytes: 0, pssBytes: 0 };
+  const componentMemory: Record<string, Memory> = {};
   const windowEnds = fromMs + workload.windowSeconds * 1000;
   for (let now = Date.now(); now < windowEnds; now = Date.now()) {
     await sleep(Math.min(MEMORY_SAMPLE_MS, windowEnds - now), undefined, { signal });
-    const sample = memoryOf(system);
-    memory.rssBytes = Math.max(memory.rssBytes, sample.rssBytes);
-    memory.pssBytes = Math.max(memory.pssBytes, sample.pssBytes);
+    const sum = { rssBytes: 0, pssBytes: 0 };
+    for (const [name, pids] of Object.entries(system.components)) {
+      const sample = treeMemory(pids);
+      componentMemory[name] = largest(componentMemory[name] ?? sample, sample);
+      sum.rssBytes += sample.rssBytes;
+      sum.pssBytes += sample.pssBytes;
+    }
+    memory = largest(memory, sum);
     assertRunning(system, 'the window');
   }
   const cpuAfter = mapComponents(system, treeCpuSeconds);
@@ -135,6 +151,7 @@ export async function measureWindow(
       Object.entries(cpuAfter).map(([name, after]) => [name, after - (cpuBefore[name] ?? 0)]),
     ),
     memory,
+    componentMemory,
     targetRequests: requestsAfter - requestsBefore,
     counters: Object.fromEntries(
       Object.entries(countersAfter).map(([name, after]) => [name, after - (countersBefore[name] ?? 0)]),

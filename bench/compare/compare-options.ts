@@ -17,6 +17,9 @@ const compareOptionsSchema = z
     window: seconds(1),
     // Worker processes of Meerkat split, for how throughput grows with a second worker.
     workers: z.coerce.number().int().min(1).max(8),
+    // NODE_OPTIONS of Meerkat's processes, to compare V8 flags on the same work: `--node-options=--max-semi-space-size=2`
+    // (with `=`: a value that starts with a dash).
+    'node-options': z.string().max(1000),
     systems: z
       .string()
       .transform((list) => list.split(',').filter(Boolean))
@@ -40,6 +43,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       warmup: { type: 'string', default: '60' },
       window: { type: 'string', default: '180' },
       workers: { type: 'string', default: '1' },
+      'node-options': { type: 'string', default: '' },
       systems: { type: 'string', default: systemNames.join(',') },
       production: { type: 'boolean', default: false },
     },

@@ -23,7 +23,11 @@ export async function startMeerkatDev(workload: Workload): Promise<RunningSystem
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
+<<<<<<< HEAD
       ...modeEnvironment(workload),
+=======
+      ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
+>>>>>>> h57
     }),
   );
   const { child } = dev.process;
@@ -44,6 +48,7 @@ export async function startMeerkatDev(workload: Workload): Promise<RunningSystem
     return {
       label: '`meerkat dev` (one process, PGlite)',
       components: { dev: [child.pid ?? 0] },
+      metricsUrls: { dev: dev.metricsUrl },
       async figures(fromMs, toMs) {
         const ended = await stopProcess();
         if (ended !== 'exit 0')

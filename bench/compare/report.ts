@@ -63,9 +63,13 @@ export function reportNotes(results: readonly WindowResult[]): string[] {
     const perCheck = Object.entries(result.counters).map(
       ([name, delta]) => `${name} ${figures.done === 0 ? 'n/a' : (delta / figures.done).toFixed(1)}`,
     );
+    const memory = Object.entries(result.componentMemory).map(
+      ([name, { rssBytes, pssBytes }]) => `${name} ${mib(rssBytes)} (${mib(pssBytes)})`,
+    );
     return (
       `- ${result.label}: ${figures.note}${slots}` +
-      (perCheck.length === 0 ? '' : `; per check over the window: ${perCheck.join(', ')}`)
+      (perCheck.length === 0 ? '' : `; per check over the window: ${perCheck.join(', ')}`) +
+      `; largest RSS (PSS) of each process: ${memory.join(', ')}`
     );
   });
 }

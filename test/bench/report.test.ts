@@ -9,7 +9,11 @@ const workload: Workload = {
   windowSeconds: 60,
   workers: 1,
   targetUrl: 'http://127.0.0.1:1',
+<<<<<<< HEAD
   production: false,
+=======
+  nodeOptions: '',
+>>>>>>> h57
 };
 
 function result(label: string, done: number, cpuSeconds: Record<string, number>): WindowResult {
@@ -18,6 +22,9 @@ function result(label: string, done: number, cpuSeconds: Record<string, number>)
     figures: { expected: 300, done, failed: 0, latenessP99Ms: 25, note: 'how it was read' },
     cpuSeconds,
     memory: { rssBytes: 300 * 2 ** 20, pssBytes: 200 * 2 ** 20 },
+    componentMemory: Object.fromEntries(
+      Object.keys(cpuSeconds).map((name) => [name, { rssBytes: 150 * 2 ** 20, pssBytes: 100 * 2 ** 20 }]),
+    ),
     targetRequests: done,
     counters: {},
     loadStart: [1, 1, 1],
@@ -55,7 +62,7 @@ describe('the comparison table', () => {
     expect(cells(row as string)).toContain('n/a');
   });
 
-  it("notes Meerkat's missing and duplicated slots and the work per check", () => {
+  it("notes Meerkat's missing and duplicated slots, the work per check and each process's memory", () => {
     const counted: WindowResult = {
       ...split,
       figures: { ...split.figures, missing: 2, duplicated: 1, unfinished: 0 },
@@ -63,7 +70,8 @@ describe('the comparison table', () => {
     };
     expect(reportNotes([counted])).toEqual([
       '- Meerkat split: how it was read; missing slots 2, duplicated 1, unfinished 0; ' +
-        'per check over the window: PostgreSQL transactions 8.0',
+        'per check over the window: PostgreSQL transactions 8.0; ' +
+        'largest RSS (PSS) of each process: worker 150 MiB (100 MiB), PostgreSQL 150 MiB (100 MiB)',
     ]);
   });
 });

@@ -1,5 +1,5 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { allowInsecureRequests, discovery } from 'openid-client';
+import type * as Jose from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { AppError, UnauthorizedError, UnavailableError } from '../http/errors.js';
 import { organizationIdSchema, roleSchema } from '../contract/roles.js';
 import type { Principal, TokenVerifier } from './principal.js';
@@ -26,6 +26,11 @@ interface IssuerKeys {
   /** The issuer exactly as the discovery document spells it, which is what tokens carry in `iss`. */
   issuer: string;
   keys: JWTVerifyGetKey;
+  /**
+   * jose, loaded with the discovery: a hub on API keys, and every process that verifies no token, never holds it
+   * or openid-client (docs/benchmarks.md "Memory").
+   */
+  jose: typeof Jose;
 }
 
 export function createOidcVerifier(options: OidcVerifierOptions): TokenVerifier {
@@ -47,10 +52,10 @@ export function createOidcVerifier(options: OidcVerifierOptions): TokenVerifier 
 
   return {
     async verify(token) {
-      const { issuer, keys } = await discoverOnce();
+      const { issuer, keys, jose } = await discoverOnce();
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, keys, {
+        ({ payload } = await jose.jwtVerify(token, keys, {
           issuer,
           audience: options.audience,
           algorithms: options.algorithms,
@@ -58,7 +63,7 @@ export function createOidcVerifier(options: OidcVerifierOptions): TokenVerifier 
           requiredClaims: ['exp'],
         }));
       } catch (err) {
-        throw toRejection(err);
+        throw toRejection(err, jose.errors);
       }
       return principalFromClaims(payload);
     },
@@ -66,6 +71,11 @@ export function createOidcVerifier(options: OidcVerifierOptions): TokenVerifier 
 }
 
 async function discoverIssuerKeys(issuerUrl: URL, audience: string): Promise<IssuerKeys> {
+  const [jose, { allowInsecureRequests, discovery }] = await Promise.all([
+    import('jose'),
+    import('openid-client'),
+  ]);
+  const { errors } = jose;
   // A resource server never acts as a client; openid-client merely needs some client id to build a Configuration.
   const metadata = await discovery(issuerUrl, audience, undefined, undefined, {
     execute: isLoopbackHttp(issuerUrl) ? [allowInsecureRequests] : [],
@@ -81,7 +91,7 @@ async function discoverIssuerKeys(issuerUrl: URL, audience: string): Promise<Iss
     throw new UnavailableError('identity provider jwks_uri is not https');
   }
   // Refetches on an unknown `kid` (at most every 30 s), so a rotated signing key is picked up without a restart.
-  const remoteKeys = createRemoteJWKSet(jwksUrl);
+  const remoteKeys = jose.createRemoteJWKSet(jwksUrl);
   const keys: JWTVerifyGetKey = async (header, token) => {
     try {
       return await remoteKeys(header, token);
@@ -93,7 +103,7 @@ async function discoverIssuerKeys(issuerUrl: URL, audience: string): Promise<Iss
       throw new UnavailableError('identity provider keys could not be fetched', { cause: err });
     }
   };
-  return { issuer: metadata.issuer, keys };
+  return { issuer: metadata.issuer, keys, jose };
 }
 
 /** Plain http is only tolerable when the issuer runs on this machine (tests, `meerkat dev`). */
@@ -101,7 +111,7 @@ function isLoopbackHttp(url: URL): boolean {
   return url.protocol === 'http:' && /^(localhost|\[::1\]|127(\.\d{1,3}){3})$/.test(url.hostname);
 }
 
-function toRejection(err: unknown): Error {
+function toRejection(err: unknown, errors: typeof Jose.errors): Error {
   if (err instanceof AppError) return err;
   if (err instanceof errors.JWTExpired) return new UnauthorizedError('token is expired');
   if (err instanceof errors.JWTClaimValidationFailed) {

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { embeddedDialect } from './embedded-database.js';
 import type { Database } from './tables.js';
 
 export type Db = Kysely<Database>;
@@ -113,7 +112,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   const directory = resolve(target.dataDir, 'pgdata');
   mkdirSync(directory, { recursive: true });
   return {
-    db: new Kysely<Database>({ dialect: new PGliteDialect(new PGlite(directory)) }),
+    db: new Kysely<Database>({ dialect: embeddedDialect(directory) }),
     description: `embedded PGlite at ${directory}`,
     embedded: true,
   };
@@ -121,7 +120,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
 
 /** Opens an in-memory PGlite database: the repository tests run against it as well as real PostgreSQL. */
 export function openMemoryDatabase(): Db {
-  return new Kysely<Database>({ dialect: new PGliteDialect(new PGlite()) });
+  return new Kysely<Database>({ dialect: embeddedDialect(undefined) });
 }
 
 export async function pingDatabase(db: Db): Promise<void> {

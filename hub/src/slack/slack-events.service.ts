@@ -1,4 +1,3 @@
-import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { CredentialCipher } from '../crypto/credential-cipher.js';
@@ -14,6 +13,7 @@ import {
   recordSlackEvent,
 } from './slack-installation.repository.js';
 import { slackApiBaseUrl, type SlackSettings } from './slack-settings.js';
+import { createSlackWebClient } from './slack-web-client.js';
 
 // Only the fields acted on are read; Slack adds fields freely, so unknown ones are allowed.
 const envelopeSchema = z.discriminatedUnion('type', [
@@ -70,7 +70,7 @@ export function createSlackEventsService({
       period: '24h',
       environment: integration.environment,
     });
-    const client = new WebClient(botToken, {
+    const client = await createSlackWebClient(botToken, {
       slackApiUrl: slackApiBaseUrl(slack.apiUrl),
       retryConfig: { retries: 1 },
       timeout: 10_000,

@@ -1,5 +1,5 @@
-import { WebClient } from '@slack/web-api';
 import type { SlackInstallSettings } from './slack-settings.js';
+import { createSlackWebClient } from './slack-web-client.js';
 
 /** What an install brings back from `oauth.v2.access`. */
 export interface SlackInstallation {
@@ -22,7 +22,7 @@ export async function exchangeSlackCode(
   settings: SlackInstallSettings,
   code: string,
 ): Promise<SlackInstallation> {
-  const client = new WebClient(undefined, {
+  const client = await createSlackWebClient(undefined, {
     slackApiUrl: settings.apiUrl,
     retryConfig: { retries: 0 },
     timeout: 15_000,

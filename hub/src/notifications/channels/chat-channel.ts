@@ -1,7 +1,8 @@
 import { errorMessage, errorNumber } from '../../log/error-facts.js';
-import { WebClient, type KnownBlock } from '@slack/web-api';
+import type { KnownBlock } from '@slack/web-api';
 import { z } from 'zod';
 import { slackApiBaseUrl } from '../../slack/slack-settings.js';
+import { createSlackWebClient } from '../../slack/slack-web-client.js';
 import {
   ChannelSendError,
   headlineOf,
@@ -58,7 +59,7 @@ export function createChatChannel(options: { slackApiUrl: string }): Notificatio
     type: 'chat',
     configSchema: chatChannelConfig,
     async send(config, message) {
-      const client = new WebClient(config.botToken, {
+      const client = await createSlackWebClient(config.botToken, {
         slackApiUrl,
         retryConfig: { retries: 0 },
         rejectRateLimitedCalls: true,

@@ -1,4 +1,3 @@
-import { createTransport } from 'nodemailer';
 import { z } from 'zod';
 import { smtpCredentialsSchema } from '../../connections/connection.schema.js';
 import type { EgressPolicy } from '../../egress/egress-policy.js';
@@ -60,6 +59,8 @@ async function sendEmail(
   getSocket: ReturnType<typeof egressSmtpSocket>,
 ): Promise<DeliveryReceipt> {
   const { smtp } = config;
+  // Loaded on the first email: a process that sends none never holds nodemailer (docs/benchmarks.md "Memory").
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: smtp.host,
     port: smtp.port,
