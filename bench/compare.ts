@@ -75,11 +75,8 @@ try {
     windowSeconds: options.window,
     workers: options.workers,
     targetUrl: target.url,
-<<<<<<< HEAD
     production: options.production,
-=======
     nodeOptions: options['node-options'],
->>>>>>> h57
   };
   say(machineLine());
   say(

@@ -69,6 +69,8 @@ const workload: Workload = {
   workers: 1,
   targetUrl: 'http://127.0.0.1:9',
   nodeOptions: nodeOptions.trim(),
+  // The compiled build is what bin/meerkat.js runs when current; PostgreSQL's durability does not change memory.
+  production: false,
 };
 
 const systems: RunningSystem[] = [];

@@ -16,18 +16,17 @@ export interface Workload {
   workers: number;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
-<<<<<<< HEAD
   /** `--production`: PostgreSQL durable (fsync on) and Meerkat's compiled build with NODE_ENV=production. */
   production: boolean;
-=======
   /** NODE_OPTIONS of Meerkat's processes (`--node-options`), e.g. V8 flags to compare; none when empty. */
   nodeOptions: string;
->>>>>>> h57
 }
 
 /** The environment a Meerkat process of the benchmark gets on top of its own settings. */
-export const modeEnvironment = (workload: Workload): Record<string, string> =>
-  workload.production ? { NODE_ENV: 'production' } : {};
+export const modeEnvironment = (workload: Workload): Record<string, string> => ({
+  ...(workload.production ? { NODE_ENV: 'production' } : {}),
+  ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
+});
 
 export interface CheckFigures {
   expected: number;

@@ -23,11 +23,7 @@ export async function startMeerkatDev(workload: Workload): Promise<RunningSystem
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
-<<<<<<< HEAD
       ...modeEnvironment(workload),
-=======
-      ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
->>>>>>> h57
     }),
   );
   const { child } = dev.process;

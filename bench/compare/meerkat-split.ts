@@ -131,11 +131,7 @@ export async function startSplitDeployment(input: {
       SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS),
       // The benchmark creates thousands of monitors with one key.
       API_RATE_LIMIT_PER_SECOND: '0',
-<<<<<<< HEAD
       ...input.env,
-=======
-      ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
->>>>>>> h57
     };
     // Each start is bounded by the harness (60 s); this bound is for the case it is not.
     const started = await within(
@@ -146,32 +142,12 @@ export async function startSplitDeployment(input: {
     for (const p of started) killOnExit(p.process.child);
     processes.push(...started);
     return {
-<<<<<<< HEAD
       databaseUrl: services.databaseUrl,
       redisUrl: services.redisUrl,
       processes: started,
       byName: (name) => started.find((p) => p.name === name) as MeerkatProcess,
       keys,
       pids: { postgres, redis },
-=======
-      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL, Redis)`,
-      components: {
-        ...Object.fromEntries(started.map((p) => [p.name, [p.process.child.pid ?? 0]])),
-        PostgreSQL: [postgres],
-        Redis: [redis],
-      },
-      metricsUrls: Object.fromEntries(started.map((p) => [p.name, p.metricsUrl])),
-      counters: () => databaseCounters(services.databaseUrl, services.redisUrl),
-      async figures(fromMs, toMs) {
-        const runs = await within(
-          'reading the runs of the window',
-          QUERY_MS,
-          withClient(services.databaseUrl, (client) => readWindowRuns(client, fromMs, toMs)),
-        );
-        const figures = runFigures({ schedules, runs, fromMs, toMs });
-        return { ...figures, note: `run rows of the window's slots; lateness is started_at minus the slot` };
-      },
->>>>>>> h57
       diagnose: () => [
         ...started.map((p) => describeChild(p.name, p.process.child, p.process.output())),
         `PostgreSQL: ${processState(postgres)}`,
@@ -205,6 +181,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
         PostgreSQL: [pids.postgres],
         Redis: [pids.redis],
       },
+      metricsUrls: Object.fromEntries(processes.map((p) => [p.name, p.metricsUrl])),
       counters: () => databaseCounters(databaseUrl, redisUrl),
       async figures(fromMs, toMs) {
         const runs = await within(

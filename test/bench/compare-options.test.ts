@@ -33,16 +33,15 @@ describe('the command line of bench:compare', () => {
     expect(() => parseCompareOptions(['--workers', '0'])).toThrow(/--workers: /);
   });
 
-<<<<<<< HEAD
   it('measures as users run it with --production, and as the tests do without', () => {
     expect(parseCompareOptions(['--production']).production).toBe(true);
     expect(parseCompareOptions([]).production).toBe(false);
     expect(() => parseCompareOptions(['--production=yes'])).toThrow(/production/);
-=======
+  });
+
   it("passes --node-options through to Meerkat's processes as given", () => {
     const options = parseCompareOptions(['--node-options=--max-semi-space-size=2']);
     expect(options['node-options']).toBe('--max-semi-space-size=2');
->>>>>>> h57
   });
 
   it('compares all three systems by default', () => {

@@ -9,11 +9,8 @@ const workload: Workload = {
   windowSeconds: 60,
   workers: 1,
   targetUrl: 'http://127.0.0.1:1',
-<<<<<<< HEAD
   production: false,
-=======
   nodeOptions: '',
->>>>>>> h57
 };
 
 function result(label: string, done: number, cpuSeconds: Record<string, number>): WindowResult {
