@@ -3,6 +3,7 @@
 // same faults, in the same order, with the same durations, so a failure replays (docs/testing.md).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { seededRandom } from '../harness/seeded-random.js';
 import type { MeerkatProcess } from '../harness/processes.js';
 import { exitWithin, type FaultDeployment } from './fault-deployment.js';
 
@@ -49,18 +50,6 @@ const FORGETTING: ReadonlySet<FaultKind> = new Set([
   'dev-term',
   'postgres-stop-dev-kill',
 ]);
-
-/** mulberry32: a small seeded generator, enough to draw a schedule that replays. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 export interface PlannedFault {
   kind: FaultKind;

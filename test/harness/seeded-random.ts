@@ -1,0 +1,13 @@
+// A seeded generator for randomized tests: a test prints its seed, and the same seed replays the same draws.
+
+/** mulberry32: a small seeded generator, enough to draw a schedule that replays. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
