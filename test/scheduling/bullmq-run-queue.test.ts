@@ -387,7 +387,9 @@ describe('slots in batch jobs', () => {
 });
 
 describe('a location whose workers cannot keep up', () => {
-  it('stops queuing slots past 10 waiting batches, says so, and goes on once they keep up', async () => {
+  // Its one consumer is paused by its admission, so none promotes the delayed batches: the first of them overdue
+  // by 5 s is how the tick sees it (docs/adr/0053-fair-lanes.md).
+  it('stops queuing slots when no worker takes its batches, says so, and goes on once they keep up', async () => {
     const { capture, queue, schedules, inner: batches, close } = queueWithInsight('default.slots', 10);
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -2,11 +2,18 @@
 // explicit clocks: which slots a tick finds due, how schedules move on, and what a rewrite keeps.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLaneCounter } from '../../hub/src/scheduling/fair-lanes.js';
 import { BATCH_MAX, createRedisSchedules } from '../../hub/src/scheduling/redis-schedules.js';
 import { testRedisPrefix, testRedisUrl } from '../harness/database.js';
 import { schedule } from './schedule-fixtures.js';
 
 const T0 = 1_800_000_000_000;
+
+/** A schedule of monitor `id` in `organizationId`. */
+function ofOrganization(id: string, organizationId: string, offsetMs = 800) {
+  const base = schedule(id, offsetMs);
+  return { ...base, data: { ...base.data, organizationId } };
+}
 
 describe('the Redis schedule store', () => {
   let redis: Redis;
@@ -75,13 +82,39 @@ describe('the Redis schedule store', () => {
 
   it('finds the same slots again when a tick dies before its commit, in a batch of the same id', async () => {
     const schedules = store();
-    for (let i = 0; i < BATCH_MAX + 10; i += 1) await schedules.upsert(schedule(`m${i}`, 800), T0);
+    // Each monitor of its own organization: all in the first lane, cut at BATCH_MAX.
+    for (let i = 0; i < BATCH_MAX + 10; i += 1)
+      await schedules.upsert(ofOrganization(`m${i}`, `org${i}`), T0);
     const first = await schedules.due('default', T0 + 2_000, T0);
     const again = await schedules.due('default', T0 + 2_000, T0);
-    expect(first.batches.map((b) => b.slots.length)).toEqual([BATCH_MAX, 10]);
+    expect(first.batches.map((b) => [b.lane, b.slots.length])).toEqual([
+      [1, BATCH_MAX],
+      [1, 10],
+    ]);
     expect(again.batches.map((b) => b.jobId)).toEqual(first.batches.map((b) => b.jobId));
     await again.commit();
     expect(await tick(schedules, T0)).toEqual([]);
+  });
+
+  it('puts an organization’s first slots of a window in the first lane and its later ones in lanes after', async () => {
+    const schedules = store();
+    // 210 slots of one organization at 0.8 s, then 3 of another at 0.9 s.
+    for (let i = 0; i < BATCH_MAX + 10; i += 1) await schedules.upsert(schedule(`m${i}`, 800), T0);
+    for (const id of ['x', 'y', 'z']) await schedules.upsert(ofOrganization(id, 'small', 900), T0);
+    const lanes = createLaneCounter();
+    const due = await schedules.due('default', T0 + 2_000, T0, lanes);
+    const summary = due.batches.map((b) => [b.lane, [...new Set(b.slots.map((s) => s.data.organizationId))]]);
+    // The small organization's later slots stay in the first lane beside the large one's first 16.
+    expect(summary).toEqual([
+      [1, ['acme', 'small']],
+      [2, ['acme']],
+      [3, ['acme']],
+      [4, ['acme']],
+    ]);
+    expect(due.batches.map((b) => b.slots.length)).toEqual([16 + 3, 32, 64, 98]);
+    // A second part of the same tick goes on counting: acme is past its first lanes.
+    expect(lanes.laneOf('acme')).toBe(4);
+    expect(lanes.laneOf('small')).toBe(1);
   });
 
   it('forgets a removed schedule, and drops a next slot left without its definition', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RunJobData, RunSchedule } from '../runs/run-queue.js';
+import { createLaneCounter, type LaneCounter } from './fair-lanes.js';
 import { latestSlotMs } from './schedules.js';
 
 /** A schedule as the store keeps it: its timing and the data each of its slots carries. */
@@ -16,10 +17,12 @@ export interface DueSlot {
   everyMs?: number;
 }
 
-/** The slots of one location that fall due within a tick's window, cut into batch jobs. */
+/** The slots of one location and one fair lane that fall due within a tick's window, cut into batch jobs. */
 export interface DueBatch {
   /** Deterministic: a second tick that finds the same slots makes the same id, and the queue keeps one job. */
   jobId: string;
+  /** Its fair lane (fair-lanes.ts), the batch job's priority: 1 is taken first. */
+  lane: number;
   slots: DueSlot[];
 }
 
@@ -238,11 +241,12 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
     },
 
     /**
-     * The slots of `location` due at or before `horizonMs`, cut into batches, and a `commit` that moves their
-     * schedules on once the batches are queued. A schedule whose next slot has already passed (no consumer
-     * ticked for a while) runs its latest slot up to `nowMs` once, not every slot it missed.
+     * The slots of `location` due at or before `horizonMs`, cut into batches by fair lane, and a `commit` that
+     * moves their schedules on once the batches are queued. A schedule whose next slot has already passed (no
+     * consumer ticked for a while) runs its latest slot up to `nowMs` once, not every slot it missed. A tick that
+     * reads in several parts passes one `lanes` counter to each.
      */
-    async due(location: string, horizonMs: number, nowMs: number) {
+    async due(location: string, horizonMs: number, nowMs: number, lanes: LaneCounter = createLaneCounter()) {
       const { defs, next } = keys(location);
       const reply = await commands.meerkatDueSchedules(next, defs, horizonMs, READ_LIMIT);
       const slots: DueSlot[] = [];
@@ -268,7 +272,7 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
         }
       }
       return {
-        batches: batchesOf(horizonMs, slots),
+        batches: batchesOf(horizonMs, slots, lanes),
         /** Slots passed over: no tick reached them in time, and only each schedule's latest runs. */
         skipped,
         /** Whether the read was full: more may be due. */
@@ -281,16 +285,25 @@ export function createRedisSchedules(redis: Redis, prefix: string) {
   };
 }
 
-// BullMQ takes a custom job id with a colon only in three parts, as its own `repeat:<id>:<millis>`.
-function batchesOf(horizonMs: number, slots: DueSlot[]): DueBatch[] {
+// The slots in the order of their times, each organization's counted into its lanes in that order; each lane cut
+// into batches. BullMQ takes a custom job id with a colon only in three parts, as its own `repeat:<id>:<millis>`.
+function batchesOf(horizonMs: number, slots: DueSlot[], lanes: LaneCounter): DueBatch[] {
   slots.sort((a, b) => a.slotMs - b.slotMs || a.id.localeCompare(b.id));
-  const batches: DueBatch[] = [];
-  for (let start = 0; start < slots.length; start += BATCH_MAX) {
-    const part = slots.slice(start, start + BATCH_MAX);
-    const hash = createHash('sha1');
-    for (const slot of part) hash.update(`${slot.id}@${slot.slotMs}\n`);
-    batches.push({ jobId: `batch:${horizonMs}:${hash.digest('hex').slice(0, 16)}`, slots: part });
+  const byLane = new Map<number, DueSlot[]>();
+  for (const slot of slots) {
+    const lane = lanes.laneOf(slot.data.organizationId);
+    const inLane = byLane.get(lane);
+    if (inLane === undefined) byLane.set(lane, [slot]);
+    else inLane.push(slot);
   }
+  const batches: DueBatch[] = [];
+  for (const [lane, inLane] of [...byLane].sort(([a], [b]) => a - b))
+    for (let start = 0; start < inLane.length; start += BATCH_MAX) {
+      const part = inLane.slice(start, start + BATCH_MAX);
+      const hash = createHash('sha1');
+      for (const slot of part) hash.update(`${slot.id}@${slot.slotMs}\n`);
+      batches.push({ jobId: `batch:${horizonMs}:${hash.digest('hex').slice(0, 16)}`, lane, slots: part });
+    }
   return batches;
 }
 

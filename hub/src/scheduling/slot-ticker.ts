@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ConsumeOptions } from '../runs/run-queue.js';
 import type { RedisProducer } from './redis-producer.js';
 import type { DueSlot, RedisSchedules } from './redis-schedules.js';
+import { createLaneCounter, LANE_NUMBERS } from './fair-lanes.js';
 
 /** A consumer ticks its locations this often: each tick queues the slots due up to LOOKAHEAD_MS ahead. */
 export const TICK_MS = 1_000;
@@ -11,11 +12,20 @@ export const TICK_AHEAD_MS = TICK_MS + LOOKAHEAD_MS;
 /** A batch job is delivered this long before its first slot, so its worker starts each check on time. */
 const LEAD_MS = 250;
 /**
- * Batches queued and taken by no worker (the next 2 s are 2 or 3 of them), past which ticks queue nothing: the
- * workers of the location are saturated. Its schedules wait unmoved, and each runs its latest slot once when a
- * tick queues again, as a BullMQ job scheduler did (it made a slot's job only once the one before was taken).
+ * Batches of one fair lane promoted and taken by no worker, past which ticks skip that lane's slots: the workers of
+ * the location take every lane before it first, so it is the lane of the largest organizations' last slots of a
+ * window (docs/adr/0053-fair-lanes.md). A lane whose batches wait no longer is queued again.
  */
 const MAX_WAITING_BATCHES = 10;
+/**
+ * How long the location's first delayed batch may be overdue before the tick sees that no worker takes anything
+ * (every one paused by its admission, or none running) and queues nothing: its schedules wait unmoved, and each
+ * runs its latest slot once when a tick queues again, as a BullMQ job scheduler did. Longer than a worker pauses
+ * to drain half its held slots; it bounds what waits in Redis to a few seconds of slots.
+ */
+const MAX_OVERDUE_MS = 5_000;
+/** A delayed job's score in BullMQ: its due time in milliseconds times 0x1000, plus a counter (getDelayedScore). */
+const DELAYED_SCORE_PER_MS = 0x1000;
 /**
  * Skipped slots a tick reports at most (an outage of hours over thousands of monitors skips millions): the slot
  * ledger's audit counts any it was not told of.
@@ -46,31 +56,69 @@ export function createSlotTicker(options: {
 }) {
   const { producer, schedules, log } = options;
   const { bounded } = producer;
+  /** Locations where no worker takes anything, and those where some lanes are skipped: each logged once. */
   const saturated = new Set<string>();
+  const skippingLanes = new Map<string, string>();
+  /** The lanes whose batches wait for a worker past the limit, or every lane when none is taken at all. */
+  const saturatedLanes = async (location: string, now: number): Promise<number[] | 'all'> => {
+    const slotsQueue = producer.queue<BatchJobData>(options.slotsQueueOf(location));
+    const [[, score] = [], counts] = await Promise.all([
+      bounded(async () => await producer.redis.zrange(slotsQueue.keys.delayed ?? '', '0', '0', 'WITHSCORES')),
+      bounded(() => slotsQueue.getCountsPerPriority([...LANE_NUMBERS])),
+    ]);
+    // A worker promotes delayed batches when it looks for work: one overdue means none looks.
+    if (score !== undefined && now - Math.floor(Number(score) / DELAYED_SCORE_PER_MS) > MAX_OVERDUE_MS)
+      return 'all';
+    const lanes = LANE_NUMBERS.filter((lane) => (counts[String(lane)] ?? 0) >= MAX_WAITING_BATCHES);
+    return lanes.length === LANE_NUMBERS.length ? 'all' : lanes;
+  };
+  const logLanes = (location: string, lanes: readonly number[]) => {
+    const key = lanes.join(',');
+    if ((skippingLanes.get(location) ?? '') === key) return;
+    if (key === '') log.info({ location }, 'the workers of this location take every lane again');
+    else
+      log.warn(
+        { location, lanes },
+        'the workers of this location are saturated: the slots of its busiest organizations are skipped',
+      );
+    if (key === '') skippingLanes.delete(location);
+    else skippingLanes.set(location, key);
+  };
   /** Queues the slots of `location` due within this tick's window as batch jobs, then moves their schedules on. */
   return async function tick(location: string, onSkipped: ConsumeOptions['onSkipped']): Promise<void> {
     const now = Date.now();
     const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
     if (!(await bounded(() => schedules.claimTick(location, horizon)))) return;
     const slotsQueue = producer.queue<BatchJobData>(options.slotsQueueOf(location));
-    // Delayed ones count too: while every worker of the location is paused, none promotes them when due.
-    const waiting = await bounded(() => slotsQueue.getJobCountByTypes('waiting', 'delayed'));
-    if (waiting >= MAX_WAITING_BATCHES) {
+    const skipLanes = await saturatedLanes(location, now);
+    if (skipLanes === 'all') {
       if (!saturated.has(location))
-        log.warn({ location, waiting }, 'the workers of this location are saturated: slots are skipped');
+        log.warn({ location }, 'the workers of this location are saturated: slots are skipped');
       saturated.add(location);
       return;
     }
     const wasSaturated = saturated.delete(location);
     if (wasSaturated) log.info({ location }, 'the workers of this location keep up again');
+    logLanes(location, skipLanes);
+    const lanes = createLaneCounter();
     for (;;) {
-      const due = await bounded(() => schedules.due(location, horizon, now));
+      const due = await bounded(() => schedules.due(location, horizon, now, lanes));
       const skipped = due.skipped.slice(0, MAX_SKIPS_REPORTED);
+      const shed: DueSlot[] = [];
       for (const batch of due.batches) {
+        if (skipLanes.includes(batch.lane)) {
+          shed.push(...batch.slots);
+          continue;
+        }
         const delay = Math.max(0, (batch.slots[0]?.slotMs ?? now) - LEAD_MS - Date.now());
         const data: BatchJobData = { slots: batch.slots };
         await bounded(() =>
-          slotsQueue.add(options.batchJobName, data, { ...options.jobOptions, jobId: batch.jobId, delay }),
+          slotsQueue.add(options.batchJobName, data, {
+            ...options.jobOptions,
+            jobId: batch.jobId,
+            delay,
+            priority: batch.lane,
+          }),
         );
       }
       await bounded(due.commit);
@@ -78,6 +126,8 @@ export function createSlotTicker(options: {
       // A slot some job claimed meanwhile (an add of an earlier tick that Redis ran late) is that job's to check.
       const unclaimed = await bounded(() => schedules.claimSlots(location, `skipped:${reason}`, skipped));
       if (unclaimed.length > 0) onSkipped?.(unclaimed, reason);
+      const unqueued = await bounded(() => schedules.claimSlots(location, 'skipped:saturated', shed));
+      if (unqueued.length > 0) onSkipped?.(unqueued, 'saturated');
       if (!due.more) return;
     }
   };
