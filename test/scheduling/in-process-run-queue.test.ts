@@ -140,6 +140,53 @@ describe('the in-process run queue and schedules of meerkat dev', () => {
     await consumer.close();
     await queue.close();
   });
+
+  it('sheds from the organization with the most slots waiting when none it holds can go (ADR 0053)', async () => {
+    const queue = createInProcessRunQueue({ log: capturedLog().log });
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const started: string[] = [];
+    const shed: string[] = [];
+    // Two slots held, both checking (not through the places, so neither can be shed): the rest waits in line.
+    const admission = testAdmission(1, 2);
+    const consumer = queue.consume(
+      ['default'],
+      async (job) => {
+        started.push(`${job.data.organizationId}@${job.slot}`);
+        await blocked;
+      },
+      {
+        admission,
+        onSkipped: (slots, reason) => {
+          expect(reason).toBe('shed');
+          shed.push(...slots.map((slot) => `${slot.data.organizationId}@${slot.slotMs}`));
+        },
+      },
+    );
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    const large = ['l1', 'l2', 'l3', 'l4'].map((id) => scheduleOf(id, 10_000, 0));
+    const small = {
+      ...scheduleOf('s1', 10_000, 0),
+      data: { ...scheduleOf('s1', 10_000, 0).data, organizationId: 'small' },
+    };
+    for (const [schedule, slotMs] of [
+      [large[0]!, 10_000],
+      [large[1]!, 10_000],
+      [small, 10_000],
+      [large[2]!, 20_000],
+      [large[3]!, 30_000],
+    ] as const) {
+      await queue.enqueueSlot(schedule, slotMs);
+      await settled();
+    }
+    // The small organization's slot waited longest, yet the large one's oldest waiting went.
+    expect(shed).toEqual(['acme@20000']);
+    release();
+    for (let i = 0; i < 5; i += 1) await settled();
+    expect(started).toEqual(['acme@10000', 'acme@10000', 'small@10000', 'acme@30000']);
+    await consumer.close();
+    await queue.close();
+  });
 });
 
 const START_MS = Date.parse('2026-01-01T00:00:00Z');

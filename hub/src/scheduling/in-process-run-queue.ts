@@ -33,6 +33,22 @@ export interface InProcessRunQueue extends RunQueue {
   skipSlots(schedule: RunSchedule, slotsMs: readonly number[], reason: SkipReason): void;
 }
 
+/** The index of the oldest scheduled slot of the organization with the most scheduled slots waiting, or -1. */
+function oldestOfLargest(waiting: readonly DeliveredRunJob[]): number {
+  const counts = new Map<string, number>();
+  const oldest = new Map<string, number>();
+  waiting.forEach((job, index) => {
+    if (job.slot === undefined || job.data.runId !== undefined) return;
+    const { organizationId } = job.data;
+    counts.set(organizationId, (counts.get(organizationId) ?? 0) + 1);
+    if (!oldest.has(organizationId)) oldest.set(organizationId, index);
+  });
+  let largest: string | undefined;
+  for (const [organizationId, count] of counts)
+    if (largest === undefined || count > (counts.get(largest) ?? 0)) largest = organizationId;
+  return largest === undefined ? -1 : (oldest.get(largest) ?? -1);
+}
+
 /**
  * The RunQueue contract in one process, for `meerkat dev` without Redis: jobs go to the consumer of their
  * location with bounded concurrency; the schedule store's timers deliver their slots here. Nothing survives a
@@ -129,17 +145,17 @@ export function createInProcessRunQueue({
       'shed',
     );
   const deliver = (location: string, job: DeliveredRunJob) => {
-    const waiting = [...(backlog.get(location) ?? []), job];
-    // Nowhere to hand a job back to: past the admission's bound, waiting too, a consumer sheds its oldest
-    // waiting slot, so it keeps the newest of each schedule.
+    const waiting = backlog.get(location) ?? [];
+    waiting.push(job);
+    backlog.set(location, waiting);
+    // Nowhere to hand a job back to: past the admission's bound, waiting too, a consumer sheds the oldest waiting
+    // slot of the organization with the most waiting, so it keeps the newest of each schedule and costs the
+    // largest organization first (docs/adr/0053-fair-lanes.md).
     const consumer = handlers.get(location);
     if (consumer !== undefined && waiting.length > consumer.admission.limits.heldSlots) {
-      const oldest = waiting.findIndex(
-        (waiter) => waiter.slot !== undefined && waiter.data.runId === undefined,
-      );
+      const oldest = oldestOfLargest(waiting);
       if (oldest >= 0) shed(consumer, waiting.splice(oldest, 1));
     }
-    backlog.set(location, waiting);
     pump(location);
   };
 
