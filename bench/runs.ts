@@ -171,7 +171,14 @@ try {
   );
   say(`expected runs in the window: ${Math.round((monitors * durationSeconds) / everySeconds)}`);
   say('');
-  for (const line of await storageReport(components.db, storageBefore, storageAfter, runs)) say(line);
+  for (const line of await storageReport(
+    components.db,
+    storageBefore,
+    storageAfter,
+    runs,
+    services.databaseUrl,
+  ))
+    say(line);
 
   await worker.close();
   await scheduler.close();

@@ -3,6 +3,7 @@
 // `npm run bench`, so the figures are per run of the real write path.
 import { sql } from 'kysely';
 import type { Db } from '../hub/src/db/database.js';
+import { withClient } from './compare/meerkat-split.js';
 
 const TABLES = [
   'runs',
@@ -44,6 +45,7 @@ export async function storageReport(
   before: StorageSnapshot,
   after: StorageSnapshot,
   runs: number,
+  databaseUrl: string,
 ): Promise<string[]> {
   const { rows } = await sql<{ bytes: string }>`
     select pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn)::text as bytes`.execute(db);
@@ -70,7 +72,48 @@ export async function storageReport(
     const pages = after.walFullPages - before.walFullPages;
     lines.push(`WAL full-page images: ${pages} (${(pages / runs).toFixed(2)} per run, each up to 8 KiB)`);
   }
-  return [...lines, '', ...(await runBytesByPart(db))];
+  lines.push('', ...(await runBytesByPart(db)));
+  return [...lines, '', ...(await walByRelation(databaseUrl, before.walLsn, after.walLsn, runs))];
+}
+
+/**
+ * Where the window's WAL went (pg_walinspect): each record counted against the relation of its first block, a
+ * partition or partition index under its parent's name, records of no relation (commits) under their resource
+ * manager. Answers which writes to make smaller before making any; empty when the extension is not available.
+ */
+async function walByRelation(url: string, from: string, to: string, runs: number): Promise<string[]> {
+  // Records are summed per relation first: looking up each record's relation would take minutes. On a client of
+  // its own: decoding a window's WAL takes longer than the hub's pool lets a statement run.
+  const query = `
+    with r as (
+      select resource_manager as manager, substring(block_ref from 'rel (\\d+)/')::oid as space,
+        substring(block_ref from 'rel \\d+/\\d+/(\\d+)')::oid as node, sum(record_length) as bytes, count(*) as n
+      from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) group by 1, 2, 3),
+    named as (
+      select r.*, pg_filenode_relation(case when r.space = (select oid from pg_tablespace
+        where spcname = 'pg_default') then 0 else r.space end, r.node) as rel from r)
+    select coalesce(p.relname, c.relname, '(' || n.manager || ')') as part,
+      sum(n.bytes)::text as bytes, sum(n.n)::text as records
+    from named n left join pg_class c on c.oid = n.rel
+      left join pg_inherits i on i.inhrelid = n.rel left join pg_class p on p.oid = i.inhparent
+    group by 1 order by sum(n.bytes) desc limit 25`;
+  try {
+    const rows = await withClient(url, async (client) => {
+      await client.query('create extension if not exists pg_walinspect');
+      await client.query('set statement_timeout = 0');
+      return (await client.query<{ part: string; bytes: string; records: string }>(query, [from, to])).rows;
+    });
+    return [
+      '| WAL of | records per run | bytes per run |',
+      '|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.part} | ${(Number(r.records) / runs).toFixed(2)} | ${Math.round(Number(r.bytes) / runs)} |`,
+      ),
+    ];
+  } catch (error) {
+    return [`WAL by relation not available: ${error instanceof Error ? error.message : String(error)}`];
+  }
 }
 
 const RUN_COLUMNS = [

@@ -17,6 +17,7 @@ import * as heartbeats from './0015-heartbeats.js';
 import * as uptimeKnownTime from './0016-uptime-known-time.js';
 import * as runDetailsCompaction from './0017-run-details-compaction.js';
 import * as notificationOutbox from './0018-notification-outbox.js';
+import * as narrowerRunIndexes from './0019-narrower-run-indexes.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0016-uptime-known-time': uptimeKnownTime,
   '0017-run-details-compaction': runDetailsCompaction,
   '0018-notification-outbox': notificationOutbox,
+  '0019-narrower-run-indexes': narrowerRunIndexes,
 };
