@@ -77,13 +77,15 @@ try {
     targetUrl: target.url,
     production: options.production,
     nodeOptions: options['node-options'],
+    mallocArenaMax: options['malloc-arena-max'],
   };
   say(machineLine());
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
       `${workload.workers} worker process(es) in split` +
-      (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`),
+      (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`) +
+      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`),
   );
   say(
     options.production

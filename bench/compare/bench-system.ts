@@ -20,12 +20,18 @@ export interface Workload {
   production: boolean;
   /** NODE_OPTIONS of Meerkat's processes (`--node-options`), e.g. V8 flags to compare; none when empty. */
   nodeOptions: string;
+  /**
+   * MALLOC_ARENA_MAX of Meerkat's processes (`--malloc-arena-max`): glibc's malloc arenas, one per thread by
+   * default, each keeping what its thread freed; undefined: glibc's default.
+   */
+  mallocArenaMax?: number | undefined;
 }
 
 /** The environment a Meerkat process of the benchmark gets on top of its own settings. */
 export const modeEnvironment = (workload: Workload): Record<string, string> => ({
   ...(workload.production ? { NODE_ENV: 'production' } : {}),
   ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
+  ...(workload.mallocArenaMax === undefined ? {} : { MALLOC_ARENA_MAX: String(workload.mallocArenaMax) }),
 });
 
 export interface CheckFigures {

@@ -20,6 +20,8 @@ const compareOptionsSchema = z
     // NODE_OPTIONS of Meerkat's processes, to compare V8 flags on the same work: `--node-options=--max-semi-space-size=2`
     // (with `=`: a value that starts with a dash).
     'node-options': z.string().max(1000),
+    // MALLOC_ARENA_MAX of Meerkat's processes, to compare what glibc's per-thread arenas keep; unset: glibc's default.
+    'malloc-arena-max': z.coerce.number().int().min(1).max(64).optional(),
     systems: z
       .string()
       .transform((list) => list.split(',').filter(Boolean))
@@ -44,6 +46,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       window: { type: 'string', default: '180' },
       workers: { type: 'string', default: '1' },
       'node-options': { type: 'string', default: '' },
+      'malloc-arena-max': { type: 'string' },
       systems: { type: 'string', default: systemNames.join(',') },
       production: { type: 'boolean', default: false },
     },

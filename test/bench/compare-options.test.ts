@@ -44,6 +44,12 @@ describe('the command line of bench:compare', () => {
     expect(options['node-options']).toBe('--max-semi-space-size=2');
   });
 
+  it("sets MALLOC_ARENA_MAX of Meerkat's processes only when asked, to a count of 1 to 64", () => {
+    expect(parseCompareOptions(['--malloc-arena-max', '2'])['malloc-arena-max']).toBe(2);
+    expect(parseCompareOptions([])['malloc-arena-max']).toBeUndefined();
+    expect(() => parseCompareOptions(['--malloc-arena-max', '0'])).toThrow(/--malloc-arena-max: /);
+  });
+
   it('compares all three systems by default', () => {
     expect(parseCompareOptions([]).systems).toEqual(['split', 'dev', 'blackbox']);
   });

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { NO_QUOTAS, quotaDefaultsOf, quotaSettingsShape } from '../../hub/src/quotas/organization-quotas.js';
 import { chartDir, renderChart, type KubeObject } from './render-chart.js';
 
-type Env = { name: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
+type Env = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
 type Workload = KubeObject & {
   spec: {
     replicas: number;
@@ -223,5 +223,23 @@ describe('quotas per organization', () => {
       /quotas\.locationsPerMonitor/,
     );
     expect(() => renderChart([ciValues('default-values.yaml'), wrong])).toThrow(/Additional property burst/);
+  });
+});
+
+describe('NODE_OPTIONS per process', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-node-options-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const nodeOptionsOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+    (chart.find('Deployment', deployment) as Workload).spec.template.spec.containers[0]!.env.find(
+      (e) => e.name === 'NODE_OPTIONS',
+    )?.value;
+
+  it('sets each process its own, and none where the value is empty', () => {
+    const values = join(scratch, 'node-options.yaml');
+    writeFileSync(values, "hub:\n  nodeOptions: ''\nworker:\n  nodeOptions: --max-semi-space-size=8\n");
+    const chart = renderChart([ciValues('default-values.yaml'), values]);
+    expect(nodeOptionsOf(chart, 'meerkat-hub')).toBeUndefined();
+    expect(nodeOptionsOf(chart, 'meerkat-scheduler')).toBe('--max-semi-space-size=2');
+    expect(nodeOptionsOf(chart, 'meerkat-worker-default')).toBe('--max-semi-space-size=8');
   });
 });

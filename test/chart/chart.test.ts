@@ -101,6 +101,14 @@ describe('with the default value set', () => {
     ).toEqual(['meerkat-hub', 'meerkat-operator', 'meerkat-scheduler', 'meerkat-worker-default']);
   });
 
+  it('caps the young generation of the hub and the scheduler, and leaves the workers V8 default', () => {
+    expect(envOf(container(chart, 'meerkat-hub'), 'NODE_OPTIONS')?.value).toBe('--max-semi-space-size=2');
+    expect(envOf(container(chart, 'meerkat-scheduler'), 'NODE_OPTIONS')?.value).toBe(
+      '--max-semi-space-size=2',
+    );
+    expect(envOf(container(chart, 'meerkat-worker-default'), 'NODE_OPTIONS')).toBeUndefined();
+  });
+
   it('renders LOCATIONS as JSON and takes credentials from the chart Secret', () => {
     expect(JSON.parse(settings(chart).LOCATIONS!)).toEqual([{ name: 'default', executor: 'worker' }]);
     expect(envOf(container(chart, 'meerkat-hub'), 'DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({

@@ -22,7 +22,8 @@ an inline value is given, else nothing (or a render error when the setting is re
 
 {{/*
 The credentials of one process (docs/configuration.md), each only where it is read: the API keys and the Slack
-app's secrets only in the hub, which alone authenticates callers and Slack. Plain settings come from the ConfigMap.
+app's secrets only in the hub, which alone authenticates callers and Slack. Plain settings come from the ConfigMap;
+NODE_OPTIONS (V8 flags) from the process's own values (hub.nodeOptions, ...), as they differ by process.
 Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
 */}}
 {{- define "meerkat.env" -}}
@@ -37,6 +38,10 @@ Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
 {{- include "meerkat.secretEnv" (dict "env" "AUTH_API_KEYS" "value" $v.auth.apiKeys "secret" $v.auth.existingSecret "key" $v.auth.existingSecretKey "secretName" $own "required" (eq $v.auth.mode "api-key") "hint" "auth.apiKeys" "secretHint" "auth.existingSecret") }}
 {{- include "meerkat.secretEnv" (dict "env" "SLACK_CLIENT_SECRET" "value" $v.slack.clientSecret "secret" $v.slack.existingSecret "secretName" $own) }}
 {{- include "meerkat.secretEnv" (dict "env" "SLACK_SIGNING_SECRET" "value" $v.slack.signingSecret "secret" $v.slack.existingSecret "secretName" $own) }}
+{{- end }}
+{{- with (index $v .component).nodeOptions }}
+- name: NODE_OPTIONS
+  value: {{ . | quote }}
 {{- end }}
 {{- with $v.extraEnv }}
 {{ toYaml . }}
