@@ -457,7 +457,7 @@ describe('reconcileMonitor', () => {
       lastRun: { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 5, success: true },
     };
     await reconcileMonitor(key, deps);
-    expect(resources.resource?.status).toMatchObject({ health: 'healthy', successRate: '100%', p95Ms: 11 });
+    expect(resources.resource?.status).toMatchObject({ health: 'healthy', successRate: '100%', p95Ms: 20 });
     hub.figures = {
       status: 'degraded',
       runs: { total: 0, successRate: 0 },
@@ -488,6 +488,41 @@ describe('reconcileMonitor', () => {
     hub.figures = { status: 'healthy', ...noRuns, lastRun: run };
     await reconcileMonitor(key, deps);
     expect(healthChanges()).toHaveLength(2);
+  });
+
+  it('figures that move within their band (p95 41 to 44 ms, 99.7% to 99.4%) cost no metrics read and no write', async () => {
+    const { hub, resources, deps } = setUp();
+    const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
+    hub.figures = {
+      status: 'healthy',
+      runs: { total: 288, successRate: 99.7 },
+      latency: { p95DurationMs: 41.2 },
+      lastRun: run,
+    };
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status).toMatchObject({ successRate: '99%', p95Ms: 50 });
+    const { metricsReads } = hub;
+    const writes = resources.statusWrites;
+    for (const [p95DurationMs, successRate] of [
+      [44, 99.4],
+      [49.9, 99.0],
+      // Past the band's edge by less than a tenth: the band shown stays.
+      [54, 99.2],
+    ] as const) {
+      hub.figures = {
+        ...hub.figures,
+        runs: { total: 288, successRate },
+        latency: { p95DurationMs },
+        lastRun: { ...run, id: `run_${p95DurationMs}` },
+      };
+      await reconcileMonitor(key, deps);
+    }
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 0]);
+    // A band a person would act on: read once, written once.
+    hub.figures = { ...hub.figures, latency: { p95DurationMs: 130 } };
+    await reconcileMonitor(key, deps);
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([1, 1]);
+    expect(resources.resource?.status?.p95Ms).toBe(200);
   });
 
   it('health moves only with the fleet’s row: the same figures cost no metrics read and no write', async () => {
