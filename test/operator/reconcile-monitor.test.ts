@@ -50,6 +50,12 @@ function inMemoryHub() {
       hub.puts += 1;
       monitors.set(id, monitorDefinitionSchema.parse(definition));
     },
+    async putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>) {
+      const outcomes: unknown[] = [];
+      for (const { id, definition } of items)
+        outcomes.push(await hub.putMonitor(id, definition).catch((error: unknown) => error));
+      return outcomes;
+    },
     gets: 0,
     async getMonitor(id: string): Promise<Monitor | undefined> {
       await apiCall();
