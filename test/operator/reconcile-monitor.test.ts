@@ -118,6 +118,13 @@ function inMemoryHub() {
   return hub;
 }
 
+/** The figures of a healthy monitor whose latest run is `lastRun`. */
+const healthyFigures = (
+  lastRun: NonNullable<MonitorHealthFigures['lastRun']>,
+  runs: MonitorHealthFigures['runs'],
+  p95DurationMs: number,
+): MonitorHealthFigures => ({ status: 'healthy', runs, latency: { p95DurationMs }, lastRun });
+
 interface InMemoryResources extends MonitorResources {
   resource: MonitorResource | undefined;
   failStatusWrites: boolean;
@@ -499,12 +506,7 @@ describe('reconcileMonitor', () => {
   it('figures that move within their band (p95 41 to 44 ms, 99.7% to 99.4%) cost no metrics read and no write', async () => {
     const { hub, resources, deps } = setUp();
     const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
-    hub.figures = {
-      status: 'healthy',
-      runs: { total: 288, successRate: 99.7 },
-      latency: { p95DurationMs: 41.2 },
-      lastRun: run,
-    };
+    hub.figures = healthyFigures(run, { total: 288, successRate: 99.7 }, 41.2);
     await reconcileMonitor(key, deps);
     expect(resources.resource?.status).toMatchObject({ successRate: '99%', p95Ms: 50 });
     const { metricsReads } = hub;
@@ -534,12 +536,7 @@ describe('reconcileMonitor', () => {
   it('health moves only with the fleet’s row: the same figures cost no metrics read and no write', async () => {
     const { hub, resources, deps } = setUp();
     const run = { id: 'run_9', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
-    hub.figures = {
-      status: 'healthy',
-      runs: { total: 3, successRate: 100 },
-      latency: { p95DurationMs: 9 },
-      lastRun: run,
-    };
+    hub.figures = healthyFigures(run, { total: 3, successRate: 100 }, 9);
     await expect(reconcileMonitor(key, deps)).resolves.toEqual({});
     expect(resources.resource?.status).toMatchObject({
       health: 'healthy',
