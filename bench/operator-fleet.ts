@@ -47,6 +47,7 @@ const options = z
     steady: z.coerce.number().int().min(10).max(3_600),
     'sync-timeout': z.coerce.number().int().min(60).max(7_200),
     'settle-timeout': z.coerce.number().int().min(0).max(7_200),
+    workers: z.coerce.number().int().min(1).max(64),
   })
   .parse(
     parseArgs({
@@ -55,6 +56,8 @@ const options = z
         steady: { type: 'string', default: '120' },
         'sync-timeout': { type: 'string', default: '1800' },
         'settle-timeout': { type: 'string', default: '600' },
+        // OPERATOR_WORKERS as the chart leaves it (charts/meerkat/values.yaml, operator.workers).
+        workers: { type: 'string', default: '16' },
       },
     }).values,
   );
@@ -85,7 +88,7 @@ const OPERATORS_RESOURCES = /resource="(monitors|events)"/;
 async function main(): Promise<void> {
   say(
     `machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}; ` +
-      `${new Date().toISOString()}; ${options.monitors} Monitors`,
+      `${new Date().toISOString()}; ${options.monitors} Monitors, ${options.workers} workers`,
   );
   // The operator as the image runs it: the compiled build, not the sources through tsx.
   buildCompiledCli(say);
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
         OPERATOR_STATUS_SECONDS: String(STATUS_SECONDS),
+        OPERATOR_WORKERS: String(options.workers),
       },
       /controller started/,
       120_000,

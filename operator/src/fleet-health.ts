@@ -1,9 +1,11 @@
 // The health of every Monitor in one paged read (ADR 0049): `GET /metrics/monitors` answers 100 monitors a page,
 // so a refresh period costs the hub ceil(monitors / 100) requests instead of one metrics GET per Monitor. Each
-// sweep keeps the rows (reconcile reads its Monitor's row) and hands the queue only the Monitors whose figures
-// differ from their status, so a fleet whose health does not move costs no reconcile and no status write.
+// sweep keeps the rows (reconcile reads its Monitor's row) and hands the queue only the Monitors whose figures,
+// as coarse as the status shows them (ADR 0054), differ from their status: a fleet whose health does not move costs
+// no reconcile, no per-Monitor hub read and no status write.
 import type { Logger } from 'pino';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
+import { coarseP95Ms, coarseSuccessRate } from './coarse-figures.js';
 import type { MonitorResourceStatus } from './monitor-resource-status.js';
 
 /** The last sweep's row of a hub monitor id; undefined when the last sweep did not list it (or none ran yet). */
@@ -19,20 +21,21 @@ interface HealthView {
   lastRunResult: string | undefined;
 }
 
-function viewOfRow(row: MonitorHealthRow): HealthView {
+/** The row's figures as withHealth would show them, coarse (ADR 0054), given the band the status shows now. */
+function viewOfRow(row: MonitorHealthRow, shownP95Ms: number | undefined): HealthView {
   const ran = row.runCount > 0;
   return {
     health: ran ? row.status : 'unknown',
-    successRate: ran ? `${row.successRate}%` : undefined,
-    p95Ms: ran ? Math.round(row.p95DurationMs) : undefined,
+    successRate: ran ? coarseSuccessRate(row.successRate) : undefined,
+    p95Ms: ran ? coarseP95Ms(row.p95DurationMs, shownP95Ms) : undefined,
     lastRunResult: row.lastRunAt === null ? undefined : row.lastRunSuccess ? 'Passed' : 'Failed',
   };
 }
 
 /** Whether the row says something the status does not (as withHealth would write it from these figures). */
 export function healthDiffers(status: MonitorResourceStatus | undefined, row: MonitorHealthRow): boolean {
-  const view = viewOfRow(row);
   const now = status ?? {};
+  const view = viewOfRow(row, now.p95Ms);
   return (
     view.health !== now.health ||
     view.successRate !== now.successRate ||

@@ -1,6 +1,7 @@
 // The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS, P95 and LAST RUN columns, the latest
 // run (id, result, first error, URL) and the `Healthy` condition. Figures come from `GET /metrics/monitors/{id}`
-// (docs/metrics.md) over its default period.
+// (docs/metrics.md) over its default period, shown coarse (coarse-figures.ts, ADR 0054).
+import { coarseP95Ms, coarseSuccessRate } from './coarse-figures.js';
 import { setCondition, toKubeTime } from './monitor-conditions.js';
 import type { MonitorEvent } from './monitor-events.js';
 import type { Condition, MonitorResourceStatus } from './monitor-resource-status.js';
@@ -42,7 +43,7 @@ function healthyCondition(
     type: 'Healthy',
     status: 'False',
     reason: 'Degraded',
-    message: `success rate ${figures.runs.successRate}% is below the hub's threshold`,
+    message: `success rate ${coarseSuccessRate(figures.runs.successRate)} is below the hub's threshold`,
   };
 }
 
@@ -75,7 +76,10 @@ export function withHealth(
     ...rest,
     health: ran && health ? health : 'unknown',
     ...(ran
-      ? { successRate: `${figures.runs.successRate}%`, p95Ms: Math.round(figures.latency.p95DurationMs) }
+      ? {
+          successRate: coarseSuccessRate(figures.runs.successRate),
+          p95Ms: coarseP95Ms(figures.latency.p95DurationMs, status.p95Ms),
+        }
       : {}),
     ...(last
       ? {

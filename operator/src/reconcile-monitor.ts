@@ -39,6 +39,8 @@ export interface MonitorKey {
 /** What reconcile needs of the hub: its HTTP API, nothing else. */
 export interface HubMonitors {
   putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
+  /** Up to 100 PUTs in one request (`POST /monitor/bulk`); startOperator batches putMonitor through it (ADR 0054). */
+  putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>): Promise<unknown[]>;
   deleteMonitor(id: string): Promise<void>;
   /** The hub's copy, compared with the spec on periodic passes when the last listing does not know it. */
   getMonitor(id: string): Promise<Monitor | undefined>;

@@ -16,6 +16,7 @@ import { kubeMonitorEvents } from './monitor-events.js';
 import { createMonitorIndex } from './monitor-index.js';
 import { MONITOR_PLURAL, type MonitorResource } from './monitor-resource-status.js';
 import { createOperatorMetrics } from './operator-metrics.js';
+import { createPutBatcher } from './put-batcher.js';
 import type { ProjectPolicy } from './project-tenancy.js';
 import { reconcileMonitor, type HubMonitors, type ReconcileDependencies } from './reconcile-monitor.js';
 import { createRequeueingQueue, type RequeueingQueue } from './reconcile-result.js';
@@ -81,12 +82,14 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     now,
   });
   const index = createMonitorIndex();
+  // A fleet's PUTs go to the hub a hundred a request (ADR 0054): its rate limit counts requests, not Monitors.
+  const hub: HubMonitors = { ...options.hub, putMonitor: createPutBatcher(options.hub) };
   const dependencies = (
     informer: ResourceInformer<MonitorResource>,
     fleetHealth: FleetHealth,
     hubCopies: HubCopies,
   ): ReconcileDependencies => ({
-    hub: options.hub,
+    hub,
     resources: kubeMonitorResources(options.kubeConfig, informer),
     events: kubeMonitorEvents(options.kubeConfig, options.log),
     now,

@@ -160,7 +160,7 @@ describe('desiredStatus', () => {
     expect(status).toMatchObject({
       health: 'failing',
       successRate: '50%',
-      p95Ms: 120,
+      p95Ms: 200,
       lastRun: '2025-01-01T11:59:01Z',
       lastRunId: 'run_4',
       lastRunResult: 'Failed',

@@ -190,6 +190,10 @@ export function recordingHub(hub: TestHub) {
         writes.push(id);
         return client.putMonitor(id, definition);
       },
+      putMonitors: (items: Parameters<typeof client.putMonitors>[0]) => {
+        writes.push(...items.map((item) => item.id));
+        return client.putMonitors(items);
+      },
       deleteMonitor: (id: string) => {
         writes.push(id);
         return client.deleteMonitor(id);

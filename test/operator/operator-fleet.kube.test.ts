@@ -52,6 +52,11 @@ function countingHub(url: string) {
         counts.puts += 1;
         return client.putMonitor(...args);
       },
+      // A Monitor's PUT in a bulk request (ADR 0054) is still a PUT of it.
+      putMonitors: (items: Parameters<typeof client.putMonitors>[0]) => {
+        counts.puts += items.length;
+        return client.putMonitors(items);
+      },
       getMonitor: (id: string) => {
         counts.gets += 1;
         return client.getMonitor(id);

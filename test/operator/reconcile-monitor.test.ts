@@ -50,6 +50,12 @@ function inMemoryHub() {
       hub.puts += 1;
       monitors.set(id, monitorDefinitionSchema.parse(definition));
     },
+    async putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>) {
+      const outcomes: unknown[] = [];
+      for (const { id, definition } of items)
+        outcomes.push(await hub.putMonitor(id, definition).catch((error: unknown) => error));
+      return outcomes;
+    },
     gets: 0,
     async getMonitor(id: string): Promise<Monitor | undefined> {
       await apiCall();
@@ -111,6 +117,13 @@ function inMemoryHub() {
   } satisfies HubMonitors & Record<string, unknown>;
   return hub;
 }
+
+/** The figures of a healthy monitor whose latest run is `lastRun`. */
+const healthyFigures = (
+  lastRun: NonNullable<MonitorHealthFigures['lastRun']>,
+  runs: MonitorHealthFigures['runs'],
+  p95DurationMs: number,
+): MonitorHealthFigures => ({ status: 'healthy', runs, latency: { p95DurationMs }, lastRun });
 
 interface InMemoryResources extends MonitorResources {
   resource: MonitorResource | undefined;
@@ -457,7 +470,7 @@ describe('reconcileMonitor', () => {
       lastRun: { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 5, success: true },
     };
     await reconcileMonitor(key, deps);
-    expect(resources.resource?.status).toMatchObject({ health: 'healthy', successRate: '100%', p95Ms: 11 });
+    expect(resources.resource?.status).toMatchObject({ health: 'healthy', successRate: '100%', p95Ms: 20 });
     hub.figures = {
       status: 'degraded',
       runs: { total: 0, successRate: 0 },
@@ -490,15 +503,40 @@ describe('reconcileMonitor', () => {
     expect(healthChanges()).toHaveLength(2);
   });
 
+  it('figures that move within their band (p95 41 to 44 ms, 99.7% to 99.4%) cost no metrics read and no write', async () => {
+    const { hub, resources, deps } = setUp();
+    const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
+    hub.figures = healthyFigures(run, { total: 288, successRate: 99.7 }, 41.2);
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.status).toMatchObject({ successRate: '99%', p95Ms: 50 });
+    const { metricsReads } = hub;
+    const writes = resources.statusWrites;
+    for (const [p95DurationMs, successRate] of [
+      [44, 99.4],
+      [49.9, 99.0],
+      // Past the band's edge by less than a tenth: the band shown stays.
+      [54, 99.2],
+    ] as const) {
+      hub.figures = {
+        ...hub.figures,
+        runs: { total: 288, successRate },
+        latency: { p95DurationMs },
+        lastRun: { ...run, id: `run_${p95DurationMs}` },
+      };
+      await reconcileMonitor(key, deps);
+    }
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 0]);
+    // A band a person would act on: read once, written once.
+    hub.figures = { ...hub.figures, latency: { p95DurationMs: 130 } };
+    await reconcileMonitor(key, deps);
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([1, 1]);
+    expect(resources.resource?.status?.p95Ms).toBe(200);
+  });
+
   it('health moves only with the fleet’s row: the same figures cost no metrics read and no write', async () => {
     const { hub, resources, deps } = setUp();
     const run = { id: 'run_9', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
-    hub.figures = {
-      status: 'healthy',
-      runs: { total: 3, successRate: 100 },
-      latency: { p95DurationMs: 9 },
-      lastRun: run,
-    };
+    hub.figures = healthyFigures(run, { total: 3, successRate: 100 }, 9);
     await expect(reconcileMonitor(key, deps)).resolves.toEqual({});
     expect(resources.resource?.status).toMatchObject({
       health: 'healthy',

@@ -8,6 +8,7 @@ import { toFieldIssues } from '../http/validation.js';
 import { integrationSchema } from '../integrations/integration.schema.js';
 import { maintenanceWindowSchema, silenceSchema } from '../maintenance/maintenance.schema.js';
 import { monitorMetricsRowSchema, monitorMetricsSchema } from '../metrics/metrics.schema.js';
+import { bulkMonitorAnswerSchema } from '../monitors/monitor-bulk.schema.js';
 import { notificationEventSchema } from '../notifications/notification.schema.js';
 import { organizationQuotaStateSchema, quotaOverridesRowSchema } from '../quotas/quota.schema.js';
 import { errorBodySchema } from '../openapi/responses.js';
@@ -51,6 +52,7 @@ const page = <S extends z.ZodType>(schema: S) => z.object({ data: z.array(schema
 export const answers = {
   monitor: one(monitorSchema),
   monitorPage: page(monitorSchema),
+  bulkMonitorResults: bulkMonitorAnswerSchema,
   monitorMetrics: one(monitorMetricsSchema),
   monitorHealthPage: page(monitorHealthRowSchema),
   run: one(runSchema),

@@ -205,6 +205,26 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       const path = `/monitor/${encodeURIComponent(id)}${dryRunQuery(write)}`;
       return (await answered('PUT', path, answers.monitor, definition, ifMatchHeader(write))).data;
     },
+    /**
+     * Up to 100 PUTs in one request (`POST /monitor/bulk`), one request of the rate limit: each item's result in
+     * order, its monitor when written, else the refusal its own PUT would have answered (HubRequestError).
+     */
+    async putMonitors(
+      items: Array<{ id: string; definition: MonitorDefinition }>,
+    ): Promise<Array<Monitor | HubRequestError>> {
+      const { data } = await answered('POST', '/monitor/bulk', answers.bulkMonitorResults, {
+        monitors: items,
+      });
+      return data.map((result) =>
+        result.data !== undefined && result.status < 300
+          ? result.data
+          : new HubRequestError(
+              result.status,
+              result.error?.error ?? `HTTP ${result.status}`,
+              result.error?.details ?? [],
+            ),
+      );
+    },
     async createMonitor(
       definition: MonitorDefinition,
       write: Pick<WriteOptions, 'dryRun'> = {},

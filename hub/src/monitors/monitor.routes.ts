@@ -16,6 +16,7 @@ import type { MonitorService } from './monitor.service.js';
 import { readIfMatch } from '../http/conditional-requests.js';
 import { monitorEtag } from './monitor-etag.js';
 import type { Monitor } from '../contract/monitor-definition.js';
+import { putMonitorsInBulk } from './monitor-bulk.js';
 
 /** One monitor's answer, with the ETag an If-Match of a later PUT or DELETE names (docs/adr/0046-monitor-etags.md). */
 function answerMonitor(res: Response, status: number, monitor: Monitor, options = { dryRun: false }): void {
@@ -51,6 +52,11 @@ export function monitorRoutes(monitors: MonitorService): Router {
       answerMonitor(res, 200, await monitors.getByName(principalOf(req).organizationId, query));
     })
     .all(methodNotAllowed(['GET']));
+
+  // Only POST: any other method on /bulk is the route of a monitor whose id is `bulk`.
+  router.post('/bulk', requirePermission('monitors:write'), async (req, res) => {
+    res.json({ data: await putMonitorsInBulk(monitors, req) });
+  });
 
   router
     .route('/:id')

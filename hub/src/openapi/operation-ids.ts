@@ -9,6 +9,7 @@ const operationIds: Readonly<Record<string, string>> = {
   'GET /readyz': 'getReadiness',
   'GET /monitor/': 'listMonitors',
   'POST /monitor/': 'createMonitor',
+  'POST /monitor/bulk': 'putMonitorsInBulk',
   'GET /monitor/by-name': 'getMonitorByName',
   'GET /monitor/{id}': 'getMonitor',
   'PUT /monitor/{id}': 'putMonitor',

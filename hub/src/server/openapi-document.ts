@@ -4,6 +4,7 @@ import { consolePaths } from '../console/console-api.routes.js';
 import { metricsPaths } from '../metrics/metrics.routes.js';
 import { integrationPaths } from '../integrations/integration.routes.js';
 import { monitorPaths } from '../monitors/monitor.routes.js';
+import { monitorBulkPaths } from '../monitors/monitor-bulk.js';
 import { heartbeatPaths } from '../heartbeats/heartbeat.routes.js';
 import { maintenanceWindowPaths } from '../maintenance/maintenance-window.routes.js';
 import { silencePaths } from '../maintenance/silence.routes.js';
@@ -45,6 +46,7 @@ export function buildOpenApiDocument(version: string) {
     paths: {
       ...systemPaths,
       ...monitorPaths,
+      ...monitorBulkPaths,
       ...heartbeatPaths,
       ...runPaths,
       ...metricsPaths,

@@ -1,0 +1,87 @@
+// The operator's PUTs gathered into `POST /monitor/bulk` (ADR 0054): every reconcile still awaits its own PUT's
+// outcome, but the PUTs asked for while one request is in flight go together in the next, up to 100 (the hub's
+// bound) and half the hub's body limit. So a fleet sync costs the hub's rate limit a request per batch, not one per
+// Monitor, while a lone edit goes at once, as the PUT of `/monitor/{id}` it always was.
+import { HubAnswerError } from '../../hub/src/client/hub-client.js';
+import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
+
+export interface BulkPuts {
+  putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
+  /** Each item's outcome in order: what was stored, or the error its own PUT would have thrown. */
+  putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>): Promise<unknown[]>;
+}
+
+interface Pending {
+  id: string;
+  definition: MonitorDefinition;
+  bytes: number;
+  settle: { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+}
+
+const MAX_ITEMS = 100;
+/** Half of the hub's 1 MiB body limit: room for the envelope and for a definition larger than estimated. */
+const MAX_BYTES = 512 * 1024;
+
+/** A putMonitor that batches; at most one request in flight, so what waits meanwhile forms the next batch. */
+export function createPutBatcher(
+  hub: BulkPuts,
+): (id: string, definition: MonitorDefinition) => Promise<unknown> {
+  const waiting: Pending[] = [];
+  let sending = false;
+
+  function nextBatch(): Pending[] {
+    const batch: Pending[] = [];
+    let bytes = 0;
+    while (waiting.length > 0 && batch.length < MAX_ITEMS) {
+      const next = waiting[0]!;
+      // The same id twice in one request is refused: a later PUT of it waits for the next batch.
+      if (batch.length > 0 && (bytes + next.bytes > MAX_BYTES || batch.some((item) => item.id === next.id)))
+        break;
+      batch.push(waiting.shift()!);
+      bytes += next.bytes;
+    }
+    return batch;
+  }
+
+  async function send(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch as [Pending];
+      await hub.putMonitor(only.id, only.definition).then(only.settle.resolve, only.settle.reject);
+      return;
+    }
+    try {
+      const outcomes = await hub.putMonitors(batch.map(({ id, definition }) => ({ id, definition })));
+      if (outcomes.length !== batch.length)
+        throw new HubAnswerError('POST', '/monitor/bulk', [
+          { path: 'data', message: `${outcomes.length} results for ${batch.length} monitors` },
+        ]);
+      for (const [index, item] of batch.entries()) {
+        const outcome = outcomes[index];
+        if (outcome instanceof Error) item.settle.reject(outcome);
+        else item.settle.resolve(outcome);
+      }
+    } catch (error) {
+      // The request itself failed (the hub did not answer, 5xx, 429 past its waits): each PUT failed with it.
+      for (const item of batch) item.settle.reject(error);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    try {
+      for (let batch = nextBatch(); batch.length > 0; batch = nextBatch()) await send(batch);
+    } finally {
+      sending = false;
+    }
+  }
+
+  return (id, definition) =>
+    new Promise((resolve, reject) => {
+      const bytes = JSON.stringify(definition).length;
+      waiting.push({ id, definition, bytes, settle: { resolve, reject } });
+      // The PUTs asked for in this turn of the event loop (the workers' first passes) go in one batch.
+      if (!sending) {
+        sending = true;
+        setImmediate(() => void drain());
+      }
+    });
+}
