@@ -77,10 +77,12 @@ describe('MaintenanceWindow resources', () => {
       excludeFromFigures: true,
     });
     expect(resource.metadata.finalizers).toContain('meerkat.dev/cleanup');
+    // In force or not as the hub says: the window is Saturday 22:00 to Sunday 01:00 UTC, so a run of this test
+    // then finds it in force (a fixed `false` failed every week in those hours).
     expect(resource.status).toMatchObject({
       observedGeneration: 1,
       windowName: hubName,
-      active: false,
+      active: stored?.current !== null && stored?.current !== undefined,
       nextStart: new Date(stored?.next?.start ?? '').toISOString().replace(/\.\d+Z$/, 'Z'),
     });
     // kstatus (ADR 0039): Ready at the generation the hub holds, so `kubectl wait --for=condition=Ready` works.
