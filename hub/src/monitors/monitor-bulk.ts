@@ -10,7 +10,7 @@ import { monitorDefinitionSchema } from '../contract/monitor-definition.js';
 import { statusOfCode } from '../http/error-middleware.js';
 import { AppError, ValidationError } from '../http/errors.js';
 import { parseInput } from '../http/validation.js';
-import { errorResponses, jsonResponse } from '../openapi/responses.js';
+import { errorBodySchema, errorResponses, jsonResponse } from '../openapi/responses.js';
 import {
   bulkEnvelope,
   bulkMonitorAnswerSchema,
@@ -42,7 +42,8 @@ export async function putMonitorsInBulk(
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const details = 'details' in error && Array.isArray(error.details) ? { details: error.details } : {};
-      const refusal = { error: error.message, code: error.code, ...details } as BulkMonitorResult['error'];
+      // The error body a PUT would answer, checked against its schema rather than cast to it.
+      const refusal = errorBodySchema.parse({ error: error.message, code: error.code, ...details });
       results.push({ id: item.id, status: statusOfCode(error.code), error: refusal });
     }
   }
