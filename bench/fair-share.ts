@@ -95,10 +95,12 @@ try {
   const deployment = await startSplitDeployment({
     workers: 1,
     organizations: [BIG, SMALL],
-    env:
-      options.workerConcurrency === undefined
+    env: {
+      ...(options.workerConcurrency === undefined
         ? {}
-        : { WORKER_CONCURRENCY: String(options.workerConcurrency) },
+        : { WORKER_CONCURRENCY: String(options.workerConcurrency) }),
+      ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
+    },
   });
   stops.push(() => deployment.stop());
   const apiUrl = deployment.byName('hub').url;

@@ -19,6 +19,8 @@ const fairShareOptionsSchema = z
     settle: seconds(0),
     // WORKER_CONCURRENCY of the one worker; its default when not given.
     workerConcurrency: z.coerce.number().int().min(1).max(10_000).optional(),
+    // NODE_OPTIONS of every Meerkat process: `--cpu-prof --cpu-prof-dir=DIR` to see where the worker's time goes.
+    nodeOptions: z.string().max(1000).optional(),
     // The control: B alone, for its lateness on a worker nobody else loads.
     control: z.boolean(),
   })
@@ -40,6 +42,7 @@ export function parseFairShareOptions(args: readonly string[]): FairShareOptions
       window: { type: 'string', default: '120' },
       settle: { type: 'string', default: '90' },
       'worker-concurrency': { type: 'string' },
+      'node-options': { type: 'string' },
       control: { type: 'boolean', default: false },
     },
   });
@@ -51,6 +54,7 @@ export function parseFairShareOptions(args: readonly string[]): FairShareOptions
     window: values.window,
     settle: values.settle,
     workerConcurrency: values['worker-concurrency'],
+    nodeOptions: values['node-options'],
     control: values.control,
   });
   if (!parsed.success) {
