@@ -19,7 +19,7 @@ import { startWorker } from '../hub/src/server/start-worker.js';
 import { runFinishedHooks } from '../hub/src/server/run-finished-hooks.js';
 import { createInProcessDeliveryQueue } from '../hub/src/notifications/in-process-delivery-queue.js';
 import { ruleEvaluationHook } from '../hub/src/notifications/rule-evaluation-hook.js';
-import { Registry } from 'prom-client';
+import { MeerkatRegistry } from '../hub/src/system/metrics-registry.js';
 import { startTestServices } from '../test/harness/global-setup.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
 import { storageReport, storageSnapshot } from './storage.js';
@@ -120,10 +120,14 @@ try {
     locations: ['default'],
     concurrency,
     // The hooks a `meerkat worker` records each result with: rollups, latest runs, rules, run counters.
-    hooks: runFinishedHooks(new Registry(), ruleEvaluationHook(createInProcessDeliveryQueue()), {
-      db: components.db,
-      locations: ['default'],
-    }),
+    hooks: runFinishedHooks(
+      new MeerkatRegistry('worker'),
+      ruleEvaluationHook(createInProcessDeliveryQueue()),
+      {
+        db: components.db,
+        locations: ['default'],
+      },
+    ),
     onScheduledStart: (ms) => void (measuring && drift.push(ms)),
   });
   say(`scheduler and worker started; warming up for one interval (${everySeconds} s)`);

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { listen } from './listen.js';
+import { MeerkatRegistry } from '../system/metrics-registry.js';
 
 export interface RunningMetricsServer {
   server: Server;
@@ -54,8 +55,16 @@ export async function startMetricsServer(
         .end('scraping needs the bearer token of METRICS_BEARER_TOKEN\n');
       return;
     }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+    const chunks =
+      registry instanceof MeerkatRegistry
+        ? registry.metricsChunks()
+        : registry.metrics().then((text) => [text]);
+    chunks.then(
+      (written) => {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        for (const chunk of written) res.write(chunk);
+        res.end();
+      },
       (error: unknown) =>
         res
           .writeHead(500, { 'content-type': 'text/plain' })

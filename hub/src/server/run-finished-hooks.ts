@@ -1,4 +1,4 @@
-import type { Registry } from 'prom-client';
+import type { MeerkatRegistry } from '../system/metrics-registry.js';
 import type { Db } from '../db/database.js';
 import { listMonitorCatalog } from '../metrics/prometheus/monitor-catalog.repository.js';
 import { createRunOutcomeMetrics } from '../metrics/prometheus/run-outcome-metrics.js';
@@ -12,7 +12,7 @@ import type { RunFinishedHook } from '../runs/run-finished.js';
  * series at 0 for every monitor that runs in one of `series.locations` (the ones this process records).
  */
 export function runFinishedHooks(
-  registry: Registry,
+  registry: MeerkatRegistry,
   ruleHook: RunFinishedHook,
   series: { db: Db; locations: readonly string[] },
 ): RunFinishedHook[] {

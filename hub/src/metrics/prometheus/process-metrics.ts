@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { Settings } from '../../config/settings.js';
-import { createMetricsRegistry } from '../../system/metrics-registry.js';
+import { createMetricsRegistry, type MeerkatRegistry } from '../../system/metrics-registry.js';
 import { startMetricsServer } from '../../http/metrics-server.js';
 
 export interface ProcessMetrics {
-  registry: Registry;
+  registry: MeerkatRegistry;
   close(): Promise<void>;
 }
 

@@ -1,16 +1,15 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
 import { ERROR_CLASSES } from '../../runner/run-outcome.js';
 import type { RunFinishedHook } from '../../runs/run-finished.js';
 import { errorClassOfRun } from '../run-error-class.js';
 import { cachedRead } from './cached-read.js';
-import { METRIC_PREFIX } from '../../system/metrics-registry.js';
+import { METRIC_PREFIX, type MeerkatRegistry } from '../../system/metrics-registry.js';
+import { createRunSeriesExposition, type RunLabels } from './run-series-exposition.js';
 import type { CatalogMonitor } from './monitor-catalog.repository.js';
 import { createTlsExpiryGauge } from './tls-expiry-gauge.js';
 
 // Seconds, from 5 ms (a fast API answers within 10 ms from the same cluster) to 2 minutes (the default run
 // timeout).
 export const RUN_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-const OUTCOMES = ['success', 'failure'] as const;
 const CATALOG_MS = 30_000;
 
 /** Which monitors this process keeps series for: every monitor that runs in a location it records. */
@@ -21,7 +20,6 @@ export interface RunSeriesCatalog {
   locations: readonly string[];
 }
 
-type RunLabels = Record<'organization' | 'monitor' | 'location' | 'environment', string>;
 const keyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor, l.location]);
 const seriesKeyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor, l.location, l.environment]);
 
@@ -37,53 +35,34 @@ const seriesKeyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor,
  * then rolls back leaves the count one high, which is rare and preferable to missing runs.
  */
 export function createRunOutcomeMetrics(
-  registry: Registry,
+  registry: MeerkatRegistry,
   catalog: RunSeriesCatalog,
   now: () => number = Date.now,
 ): RunFinishedHook {
-  const runs = new Counter({
-    name: `${METRIC_PREFIX}runs_total`,
-    help: 'Runs finished by this process, by outcome (success or failure).',
-    labelNames: ['organization', 'monitor', 'location', 'environment', 'outcome'],
-    registers: [registry],
-    collect: () => syncWithCatalog(),
-  });
-  const failures = new Counter({
-    name: `${METRIC_PREFIX}run_failures_total`,
-    help: 'Failed runs finished by this process, by error class.',
-    labelNames: ['organization', 'monitor', 'location', 'environment', 'error_class'],
-    registers: [registry],
-    collect: () => syncWithCatalog(),
-  });
-  const durations = new Histogram({
-    name: `${METRIC_PREFIX}run_duration_seconds`,
-    help: 'Duration of the runs finished by this process.',
-    labelNames: ['organization', 'monitor', 'location', 'environment'],
+  const series = createRunSeriesExposition({
+    prefix: METRIC_PREFIX,
+    errorClasses: ERROR_CLASSES,
     buckets: RUN_DURATION_BUCKETS,
-    registers: [registry],
-    collect: () => syncWithCatalog(),
+    defaultLabels: { process: registry.processKind },
+  });
+  registry.addExposition(async () => {
+    await syncWithCatalog();
+    return series.render();
   });
 
   const tlsExpiry = createTlsExpiryGauge(registry);
 
-  // Every label set with series here, and when a run last touched it.
-  const tracked = new Map<string, { labels: RunLabels; touchedAt: number }>();
+  // When a run last touched each label set with series.
+  const touched = new Map<string, number>();
   const ensure = (labels: RunLabels, touchedAt: number) => {
+    series.ensure(labels);
     const key = seriesKeyOf(labels);
-    const known = tracked.get(key);
-    if (known === undefined) {
-      for (const outcome of OUTCOMES) runs.inc({ ...labels, outcome }, 0);
-      for (const error_class of ERROR_CLASSES) failures.inc({ ...labels, error_class }, 0);
-      durations.zero(labels);
-    }
-    tracked.set(key, { labels, touchedAt: Math.max(touchedAt, known?.touchedAt ?? touchedAt) });
+    touched.set(key, Math.max(touchedAt, touched.get(key) ?? touchedAt));
   };
   const remove = (labels: RunLabels) => {
-    for (const outcome of OUTCOMES) runs.remove({ ...labels, outcome });
-    for (const error_class of ERROR_CLASSES) failures.remove({ ...labels, error_class });
-    durations.remove(labels);
+    series.remove(labels);
     tlsExpiry.remove(labels);
-    tracked.delete(seriesKeyOf(labels));
+    touched.delete(seriesKeyOf(labels));
   };
 
   const served = new Set(catalog.locations);
@@ -112,11 +91,11 @@ export function createRunOutcomeMetrics(
           environment: m.environment,
         };
         present.add(keyOf(labels));
-        if (served.has(location) && !tracked.has(seriesKeyOf(labels))) ensure(labels, at);
+        if (served.has(location) && !series.has(labels)) ensure(labels, at);
       }
     // Series a run touched after the read began may belong to a monitor created since: they wait for the next.
-    for (const { labels, touchedAt } of [...tracked.values()])
-      if (touchedAt < at && !present.has(keyOf(labels))) remove(labels);
+    for (const labels of series.labels())
+      if ((touched.get(seriesKeyOf(labels)) ?? 0) < at && !present.has(keyOf(labels))) remove(labels);
   }
 
   return {
@@ -130,9 +109,12 @@ export function createRunOutcomeMetrics(
           environment: run.environment,
         };
         ensure(labels, now());
-        runs.inc({ ...labels, outcome: run.success === true ? 'success' : 'failure' });
-        if (run.success !== true) failures.inc({ ...labels, error_class: errorClassOfRun(run.steps) });
-        if (run.duration_ms !== null) durations.observe(labels, run.duration_ms / 1000);
+        const success = run.success === true;
+        series.record(labels, {
+          success,
+          ...(success ? {} : { errorClass: errorClassOfRun(run.steps) }),
+          ...(run.duration_ms === null ? {} : { seconds: run.duration_ms / 1000 }),
+        });
         tlsExpiry.record(labels, run.steps);
       }
       return Promise.resolve();
