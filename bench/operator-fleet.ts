@@ -26,6 +26,7 @@ import {
   MONITOR_PLURAL,
   MONITOR_VERSION,
   type MonitorResource,
+  type MonitorResourceStatus,
 } from '../operator/src/monitor-resource-status.js';
 import { freePort, startMeerkat, startMeerkatDev } from '../test/harness/processes.js';
 import { findKubeBinaries } from '../test/kube/binaries.js';
@@ -178,6 +179,10 @@ async function main(): Promise<void> {
       if (refused) throw new Error(`a Monitor is not Synced: ${refused.reason}: ${refused.message}`);
       return { synced, items };
     };
+    const statusesOf = async () => {
+      const { items } = (await api.listNamespacedCustomObject(monitors)) as { items: MonitorResource[] };
+      return new Map(items.map((item) => [item.metadata.name, item.status ?? {}] as const));
+    };
     const deadline = started + options['sync-timeout'] * 1000;
     let last = { synced: 0, items: [] as MonitorResource[] };
     while (Date.now() < deadline) {
@@ -210,8 +215,11 @@ async function main(): Promise<void> {
     // Steady state: nothing changes, so nothing should be written.
     say(`steady state: ${options.steady} s`);
     const atSettled = await counters();
+    const statusesBefore = await statusesOf();
     await pause(options.steady * 1000);
     const atSteady = { ...(await counters()), ...processUsage(pid) };
+    // What a write at rest changed: the status fields that differ, counted over the Monitors written.
+    say(`steady state, status fields that moved: ${describeMoves(statusesBefore, await statusesOf())}`);
     const perMinute = (key: 'apiserverWrites' | 'hubWrites' | 'hubRequests') =>
       ((atSteady[key] - atSettled[key]) * 60) / options.steady;
 
@@ -251,6 +259,28 @@ async function main(): Promise<void> {
   } finally {
     for (const stop of stops.reverse()) await within('stopping', 60_000, stop()).catch(() => {});
   }
+}
+
+/** `field (Monitors)` for each status field, condition by condition, that differs between two listings; or `none`. */
+function describeMoves(
+  before: Map<string, MonitorResourceStatus>,
+  after: Map<string, MonitorResourceStatus>,
+): string {
+  const moved = new Map<string, number>();
+  const flatten = (status: MonitorResourceStatus | undefined) => {
+    const { conditions, ...rest } = status ?? {};
+    const fields = new Map(Object.entries(rest).map(([key, value]) => [key, JSON.stringify(value)]));
+    for (const condition of conditions ?? [])
+      fields.set(`conditions.${condition.type}`, JSON.stringify(condition));
+    return fields;
+  };
+  for (const [name, status] of after) {
+    const [was, now] = [flatten(before.get(name)), flatten(status)];
+    for (const key of new Set([...was.keys(), ...now.keys()]))
+      if (was.get(key) !== now.get(key)) moved.set(key, (moved.get(key) ?? 0) + 1);
+  }
+  const parts = [...moved].sort(([, a], [, b]) => b - a).map(([key, count]) => `${key} (${count})`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
 function monitorResource(name: string, targetUrl: string) {

@@ -12,20 +12,16 @@ const P95_BANDS: readonly number[] = Array.from({ length: 8 }, (_, power) =>
   [1, 2, 5].map((step) => step * 10 ** power),
 ).flat();
 
-/** A band is kept while the figure stays within a tenth of its edges, so a figure on an edge does not flap. */
-const HYSTERESIS = 0.1;
-
 /**
  * The 95th percentile duration as the upper edge of its band (1, 2 or 5 times a power of ten milliseconds): 11 ms
- * shows as 20, 120 ms as 200. The band shown before (`previous`) is kept while the figure stays inside it widened by
- * a tenth on each side, so a p95 hovering at 100 ms does not alternate between 100 and 200.
+ * shows as 20, 120 ms as 200. The band shown before (`previous`) is kept while the figure stays within one band of
+ * it, in the band below, its own or the band above (ADR 0057): a p95 read from a few runs on a busy node moves by a
+ * factor of two as easily as it crosses an edge, and a status written for each such move is churn nobody acts on.
+ * Past that, a change of latency by a factor of about five, the figure's own band is shown.
  */
 export function coarseP95Ms(p95DurationMs: number, previous: number | undefined): number {
+  const own = P95_BANDS.findIndex((band) => p95DurationMs <= band);
+  const band = own === -1 ? P95_BANDS.length - 1 : own;
   const kept = previous === undefined ? -1 : P95_BANDS.indexOf(previous);
-  if (kept >= 0) {
-    const lower = kept === 0 ? 0 : P95_BANDS[kept - 1]!;
-    if (p95DurationMs > lower * (1 - HYSTERESIS) && p95DurationMs <= previous! * (1 + HYSTERESIS))
-      return previous!;
-  }
-  return P95_BANDS.find((band) => p95DurationMs <= band) ?? P95_BANDS[P95_BANDS.length - 1]!;
+  return kept >= 0 && Math.abs(band - kept) <= 1 ? previous! : P95_BANDS[band]!;
 }

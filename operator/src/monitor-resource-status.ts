@@ -74,7 +74,8 @@ export const monitorResourceStatusSchema = z
         description:
           'p95Ms: optional. 95th percentile run duration over the period, in milliseconds, as the upper edge ' +
           'of its band (1, 2 or 5 times a power of ten: 11 ms shows as 20); the band stays while the figure is ' +
-          'within a tenth of its edges, so the status moves when latency changes band, not with each run.',
+          'within one band of it, so the status moves when latency changes by a factor of about five, not with ' +
+          'each run.',
       }),
     lastRun: z.string().optional().meta({
       description:

@@ -2,7 +2,7 @@
 // outcome, but the PUTs asked for while one request is in flight go together in the next, up to 100 (the hub's
 // bound) and half the hub's body limit. So a fleet sync costs the hub's rate limit a request per batch, not one per
 // Monitor, while a lone edit goes at once, as the PUT of `/monitor/{id}` it always was.
-import { HubAnswerError } from '../../hub/src/client/hub-client.js';
+import { HubAnswerError, HubRequestError } from '../../hub/src/client/hub-client.js';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 
 export interface BulkPuts {
@@ -22,12 +22,43 @@ const MAX_ITEMS = 100;
 /** Half of the hub's 1 MiB body limit: room for the envelope and for a definition larger than estimated. */
 const MAX_BYTES = 512 * 1024;
 
-/** A putMonitor that batches; at most one request in flight, so what waits meanwhile forms the next batch. */
+function settleEach(batch: Pending[], outcomes: unknown[]): void {
+  if (outcomes.length !== batch.length)
+    throw new HubAnswerError('POST', '/monitor/bulk', [
+      { path: 'data', message: `${outcomes.length} results for ${batch.length} monitors` },
+    ]);
+  for (const [index, item] of batch.entries()) {
+    const outcome = outcomes[index];
+    if (outcome instanceof Error) item.settle.reject(outcome);
+    else item.settle.resolve(outcome);
+  }
+}
+
+/** An older hub has no `POST /monitor/bulk`: its router answers 404 (405 behind a proxy that knows the path). */
+function isMissingRoute(error: unknown): boolean {
+  return error instanceof HubRequestError && (error.status === 404 || error.status === 405);
+}
+
+/**
+ * A putMonitor that batches; at most one request in flight, so what waits meanwhile forms the next batch. Against
+ * a hub without the bulk route, each batch goes as the PUTs it stands for, and the route is not asked for again.
+ */
 export function createPutBatcher(
   hub: BulkPuts,
+  onNoBulkRoute: () => void = () => {},
 ): (id: string, definition: MonitorDefinition) => Promise<unknown> {
   const waiting: Pending[] = [];
   let sending = false;
+  let bulk = true;
+
+  /** Each PUT on its own, at once: a batch is only as large as the reconciles waiting on it (the workers). */
+  async function sendOneByOne(batch: Pending[]): Promise<void> {
+    await Promise.all(
+      batch.map((item) =>
+        hub.putMonitor(item.id, item.definition).then(item.settle.resolve, item.settle.reject),
+      ),
+    );
+  }
 
   function nextBatch(): Pending[] {
     const batch: Pending[] = [];
@@ -44,26 +75,21 @@ export function createPutBatcher(
   }
 
   async function send(batch: Pending[]): Promise<void> {
-    if (batch.length === 1) {
-      const [only] = batch as [Pending];
-      await hub.putMonitor(only.id, only.definition).then(only.settle.resolve, only.settle.reject);
-      return;
-    }
-    try {
-      const outcomes = await hub.putMonitors(batch.map(({ id, definition }) => ({ id, definition })));
-      if (outcomes.length !== batch.length)
-        throw new HubAnswerError('POST', '/monitor/bulk', [
-          { path: 'data', message: `${outcomes.length} results for ${batch.length} monitors` },
-        ]);
-      for (const [index, item] of batch.entries()) {
-        const outcome = outcomes[index];
-        if (outcome instanceof Error) item.settle.reject(outcome);
-        else item.settle.resolve(outcome);
+    if (batch.length > 1 && bulk) {
+      try {
+        settleEach(batch, await hub.putMonitors(batch.map(({ id, definition }) => ({ id, definition }))));
+        return;
+      } catch (error) {
+        if (!isMissingRoute(error)) {
+          // The request itself failed (the hub did not answer, 5xx, 429 past its waits): each PUT failed with it.
+          for (const item of batch) item.settle.reject(error);
+          return;
+        }
+        bulk = false;
+        onNoBulkRoute();
       }
-    } catch (error) {
-      // The request itself failed (the hub did not answer, 5xx, 429 past its waits): each PUT failed with it.
-      for (const item of batch) item.settle.reject(error);
     }
+    await sendOneByOne(batch);
   }
 
   async function drain(): Promise<void> {

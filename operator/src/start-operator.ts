@@ -83,7 +83,10 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   });
   const index = createMonitorIndex();
   // A fleet's PUTs go to the hub a hundred a request (ADR 0054): its rate limit counts requests, not Monitors.
-  const hub: HubMonitors = { ...options.hub, putMonitor: createPutBatcher(options.hub) };
+  const putMonitor = createPutBatcher(options.hub, () =>
+    options.log.warn('the hub has no POST /monitor/bulk (an older hub): each Monitor is put on its own'),
+  );
+  const hub: HubMonitors = { ...options.hub, putMonitor };
   const dependencies = (
     informer: ResourceInformer<MonitorResource>,
     fleetHealth: FleetHealth,

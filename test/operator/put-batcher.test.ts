@@ -1,6 +1,7 @@
 // The operator's PUTs gathered into POST /monitor/bulk (ADR 0054), against the real hub: each caller gets its own
 // PUT's outcome, a fleet costs a request per hundred, a lone edit is the PUT it always was.
 import { randomUUID } from 'node:crypto';
+import { createServer, request, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHubClient, HubRequestError, type HubClient } from '../../hub/src/client/hub-client.js';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
@@ -94,4 +95,69 @@ describe('the operator’s batched PUTs', () => {
       .executeTakeFirstOrThrow();
     expect(JSON.stringify(row.definition)).toContain('"every":20');
   });
+
+  it('against an older hub without POST /monitor/bulk (404), each Monitor of a batch is put on its own', async () => {
+    const older = await startOlderHub(hub.url);
+    try {
+      let warned = 0;
+      const putMonitor = createPutBatcher(
+        createHubClient(older.url, hub.keys.acmeEditor),
+        () => (warned += 1),
+      );
+      const first = Array.from({ length: 3 }, () => randomUUID());
+      const second = Array.from({ length: 2 }, () => randomUUID());
+      const stored = await Promise.all(
+        first.map((id, index) => putMonitor(id, definition(`older-${index}`))),
+      );
+      expect(stored.map((monitor) => (monitor as { id: string }).id)).toEqual(first);
+      // The route is asked for once: the next batch goes as PUTs at once.
+      await Promise.all(second.map((id, index) => putMonitor(id, definition(`older-later-${index}`))));
+      expect(older.requests.filter((line) => line === 'POST /monitor/bulk')).toHaveLength(1);
+      expect(older.requests.filter((line) => line.startsWith('PUT /monitor/'))).toHaveLength(5);
+      expect(warned).toBe(1);
+      const ids = [...first, ...second];
+      const rows = await hub.db.selectFrom('monitors').select('id').where('id', 'in', ids).execute();
+      expect(rows).toHaveLength(5);
+    } finally {
+      await older.close();
+    }
+  });
 });
+
+/** The test hub as a hub of before ADR 0054 answers: 404 for `POST /monitor/bulk`, everything else passed on. */
+async function startOlderHub(
+  hubUrl: string,
+): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const upstream = new URL(hubUrl);
+  const requests: string[] = [];
+  const server: Server = createServer((incoming, outgoing) => {
+    requests.push(`${incoming.method} ${incoming.url}`);
+    if (incoming.url === '/monitor/bulk') {
+      outgoing.writeHead(404, { 'content-type': 'application/json' });
+      outgoing.end(JSON.stringify({ error: 'not found', code: 'not_found' }));
+      incoming.resume();
+      return;
+    }
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -212,6 +212,19 @@ function setUp(extra: { graceMs?: number } = {}) {
   return { hub, resources, deps, synced, events, availability };
 }
 
+/** The metrics reads and status writes of a pass per figures, the hub showing each in turn. */
+async function readsAndWrites(
+  { hub, resources, deps }: ReturnType<typeof setUp>,
+  figures: MonitorHealthFigures[],
+): Promise<[number, number]> {
+  const [reads, writes] = [hub.metricsReads, resources.statusWrites];
+  for (const each of figures) {
+    hub.figures = each;
+    await reconcileMonitor(key, deps);
+  }
+  return [hub.metricsReads - reads, resources.statusWrites - writes];
+}
+
 const condition = (resources: InMemoryResources, type: string) =>
   resources.resource?.status?.conditions?.find((each) => each.type === type);
 
@@ -503,7 +516,7 @@ describe('reconcileMonitor', () => {
     expect(healthChanges()).toHaveLength(2);
   });
 
-  it('figures that move within their band (p95 41 to 44 ms, 99.7% to 99.4%) cost no metrics read and no write', async () => {
+  it('figures that move within a band of theirs (p95 41 to 97 ms, 99.7% to 99.4%) cost no metrics read and no write', async () => {
     const { hub, resources, deps } = setUp();
     const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
     hub.figures = healthyFigures(run, { total: 288, successRate: 99.7 }, 41.2);
@@ -514,8 +527,10 @@ describe('reconcileMonitor', () => {
     for (const [p95DurationMs, successRate] of [
       [44, 99.4],
       [49.9, 99.0],
-      // Past the band's edge by less than a tenth: the band shown stays.
+      // Into the band above, or the band below: the band shown stays (ADR 0057).
       [54, 99.2],
+      [97, 99.2],
+      [12, 99.2],
     ] as const) {
       hub.figures = {
         ...hub.figures,
@@ -526,11 +541,29 @@ describe('reconcileMonitor', () => {
       await reconcileMonitor(key, deps);
     }
     expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 0]);
-    // A band a person would act on: read once, written once.
+    // A change a person would act on (41 to 130 ms, two bands): read once, written once.
     hub.figures = { ...hub.figures, latency: { p95DurationMs: 130 } };
     await reconcileMonitor(key, deps);
     expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([1, 1]);
     expect(resources.resource?.status?.p95Ms).toBe(200);
+  });
+
+  it('a young Monitor whose slowest run doubles (9 to 20 ms) writes nothing (issue 39: the writes at rest of a new fleet)', async () => {
+    // With a few runs in the period the p95 is the slowest of them, and on a busy node that doubles easily.
+    // Measured at 300 Monitors (bench:operator), every status write at rest was such a move of p95Ms.
+    const setup = setUp();
+    const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 9, success: true };
+    expect(await readsAndWrites(setup, [healthyFigures(run, { total: 1, successRate: 100 }, 9)])).toEqual([
+      1, 1,
+    ]);
+    expect(setup.resources.resource?.status).toMatchObject({ health: 'healthy', p95Ms: 10 });
+    const slowest = { 2: 12, 3: 19, 4: 20 };
+    const later = Object.entries(slowest).map(([total, p95]) =>
+      healthyFigures({ ...run, id: `run_${total}` }, { total: Number(total), successRate: 100 }, p95),
+    );
+    expect(await readsAndWrites(setup, later)).toEqual([0, 0]);
+    const { resources } = setup;
+    expect(resources.resource?.status?.p95Ms).toBe(10);
   });
 
   it('health moves only with the fleet’s row: the same figures cost no metrics read and no write', async () => {
