@@ -1,6 +1,6 @@
 // Where a V8 CPU profile's time went: `npx tsx bench/profile/top-frames.ts FILE.cpuprofile [N]` prints the N
-// functions with the most self time, then self time summed by package (or by file of Meerkat's own code), then
-// the share of idle, garbage collection and program time. A profile comes from cpu-profile-on-signal.cjs.
+// functions with the most self time (idle, garbage collection and program among them), then self time summed by
+// package, or by file of Meerkat's own code. A profile comes from cpu-profile-on-signal.js.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 

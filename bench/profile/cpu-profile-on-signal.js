@@ -1,11 +1,10 @@
-// Preloaded with `NODE_OPTIONS=--require=<this file>` (Node refuses `--cpu-prof` in NODE_OPTIONS): the first
+// Preloaded with `NODE_OPTIONS=--import=<this file>` (Node refuses `--cpu-prof` in NODE_OPTIONS): the first
 // SIGUSR2 starts V8's sampling profiler in this process, the second writes the profile to
 // $CPU_PROFILE_DIR/<pid>-<n>.cpuprofile (open it in Chrome's DevTools or read it with bench/profile/top-frames.ts).
 // Only for benchmarks: it replaces SIGUSR2's default (ending the process) with this toggle.
-'use strict';
-const inspector = require('node:inspector');
-const { writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+import { writeFileSync } from 'node:fs';
+import inspector from 'node:inspector';
+import { join } from 'node:path';
 
 const directory = process.env.CPU_PROFILE_DIR || '/tmp';
 const session = new inspector.Session();
