@@ -59,6 +59,12 @@ export function createSlotTicker(options: {
   /** Locations where no worker takes anything, and those where some lanes are skipped: each logged once. */
   const saturated = new Set<string>();
   const skippingLanes = new Map<string, string>();
+  /**
+   * Per location, since when this process's ticks have reached Redis without failing. While Redis was away (paused,
+   * restarting) no worker could promote a batch either: a batch overdue since before then waited for Redis, not for
+   * a worker, and the slots missed meanwhile are late, not saturated.
+   */
+  const answeringSince = new Map<string, number>();
   /** The lanes whose batches wait for a worker past the limit, or every lane when none is taken at all. */
   const saturatedLanes = async (location: string, now: number): Promise<number[] | 'all'> => {
     const slotsQueue = producer.queue<BatchJobData>(options.slotsQueueOf(location));
@@ -66,8 +72,9 @@ export function createSlotTicker(options: {
       bounded(async () => await producer.redis.zrange(slotsQueue.keys.delayed ?? '', '0', '0', 'WITHSCORES')),
       bounded(() => slotsQueue.getCountsPerPriority([...LANE_NUMBERS])),
     ]);
-    // A worker promotes delayed batches when it looks for work: one overdue means none looks.
-    if (score !== undefined && now - Math.floor(Number(score) / DELAYED_SCORE_PER_MS) > MAX_OVERDUE_MS)
+    // A worker promotes delayed batches when it looks for work: one overdue, while Redis answered, means none looks.
+    const dueMs = Math.floor(Number(score) / DELAYED_SCORE_PER_MS);
+    if (score !== undefined && now - Math.max(dueMs, answeringSince.get(location) ?? now) > MAX_OVERDUE_MS)
       return 'all';
     const lanes = LANE_NUMBERS.filter((lane) => (counts[String(lane)] ?? 0) >= MAX_WAITING_BATCHES);
     return lanes.length === LANE_NUMBERS.length ? 'all' : lanes;
@@ -86,9 +93,19 @@ export function createSlotTicker(options: {
   };
   /** Queues the slots of `location` due within this tick's window as batch jobs, then moves their schedules on. */
   return async function tick(location: string, onSkipped: ConsumeOptions['onSkipped']): Promise<void> {
+    try {
+      await tickAnswered(location, onSkipped);
+    } catch (error) {
+      answeringSince.delete(location);
+      throw error;
+    }
+  };
+
+  async function tickAnswered(location: string, onSkipped: ConsumeOptions['onSkipped']): Promise<void> {
     const now = Date.now();
     const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
     if (!(await bounded(() => schedules.claimTick(location, horizon)))) return;
+    if (!answeringSince.has(location)) answeringSince.set(location, now);
     const slotsQueue = producer.queue<BatchJobData>(options.slotsQueueOf(location));
     const skipLanes = await saturatedLanes(location, now);
     if (skipLanes === 'all') {
@@ -130,5 +147,5 @@ export function createSlotTicker(options: {
       if (unqueued.length > 0) onSkipped?.(unqueued, 'saturated');
       if (!due.more) return;
     }
-  };
+  }
 }
