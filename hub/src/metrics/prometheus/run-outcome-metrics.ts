@@ -21,7 +21,6 @@ export interface RunSeriesCatalog {
 }
 
 const keyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor, l.location]);
-const seriesKeyOf = (l: RunLabels) => JSON.stringify([l.organization, l.monitor, l.location, l.environment]);
 
 /**
  * Counts the runs this process finished, by organization, monitor id, location, environment and outcome; the
@@ -52,17 +51,9 @@ export function createRunOutcomeMetrics(
 
   const tlsExpiry = createTlsExpiryGauge(registry);
 
-  // When a run last touched each label set with series.
-  const touched = new Map<string, number>();
-  const ensure = (labels: RunLabels, touchedAt: number) => {
-    series.ensure(labels);
-    const key = seriesKeyOf(labels);
-    touched.set(key, Math.max(touchedAt, touched.get(key) ?? touchedAt));
-  };
   const remove = (labels: RunLabels) => {
     series.remove(labels);
     tlsExpiry.remove(labels);
-    touched.delete(seriesKeyOf(labels));
   };
 
   const served = new Set(catalog.locations);
@@ -91,11 +82,11 @@ export function createRunOutcomeMetrics(
           environment: m.environment,
         };
         present.add(keyOf(labels));
-        if (served.has(location) && !series.has(labels)) ensure(labels, at);
+        if (served.has(location) && !series.has(labels)) series.ensure(labels, at);
       }
     // Series a run touched after the read began may belong to a monitor created since: they wait for the next.
-    for (const labels of series.labels())
-      if ((touched.get(seriesKeyOf(labels)) ?? 0) < at && !present.has(keyOf(labels))) remove(labels);
+    for (const { labels, touchedAt } of series.entries())
+      if (touchedAt < at && !present.has(keyOf(labels))) remove(labels);
   }
 
   return {
@@ -108,9 +99,8 @@ export function createRunOutcomeMetrics(
           location: run.location,
           environment: run.environment,
         };
-        ensure(labels, now());
         const success = run.success === true;
-        series.record(labels, {
+        series.record(labels, now(), {
           success,
           ...(success ? {} : { errorClass: errorClassOfRun(run.steps) }),
           ...(run.duration_ms === null ? {} : { seconds: run.duration_ms / 1000 }),

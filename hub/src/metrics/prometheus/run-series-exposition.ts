@@ -26,12 +26,14 @@ interface RunSeries {
   buckets: number[];
   sum: number;
   count: number;
+  /** When a run (or the catalog read that made it) last touched the set: a set touched since a read stays. */
+  touchedAt: number;
 }
 
 /**
  * The per-monitor run series of `meerkat_runs_total`, `meerkat_run_failures_total` and
  * `meerkat_run_duration_seconds` (26 samples a monitor), kept and written out by Meerkat rather than prom-client
- * (docs/adr/0057-run-series-exposition.md): prom-client builds an object per sample at every scrape, and at 20,000
+ * (docs/adr/0060-run-series-exposition.md): prom-client builds an object per sample at every scrape, and at 20,000
  * monitors a worker spent seconds of its event loop on one scrape, long enough for its checks and ticks to come
  * late. Here each label set's text is escaped once, a scrape writes the samples from plain numbers, and it yields
  * to the event loop every SETS_PER_TURN label sets, so a large scrape takes turns with the checks instead of
@@ -54,10 +56,13 @@ export function createRunSeriesExposition(options: {
   const keyOf = (labels: RunLabels) =>
     JSON.stringify([labels.organization, labels.monitor, labels.location, labels.environment]);
 
-  const ensure = (labels: RunLabels): RunSeries => {
+  const ensure = (labels: RunLabels, touchedAt: number): RunSeries => {
     const key = keyOf(labels);
     const known = series.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      known.touchedAt = Math.max(known.touchedAt, touchedAt);
+      return known;
+    }
     const text =
       `organization="${escapeLabelValue(labels.organization)}",monitor="${escapeLabelValue(labels.monitor)}",` +
       `location="${escapeLabelValue(labels.location)}",environment="${escapeLabelValue(labels.environment)}"` +
@@ -71,6 +76,7 @@ export function createRunSeriesExposition(options: {
       buckets: bucketTexts.map(() => 0),
       sum: 0,
       count: 0,
+      touchedAt,
     };
     series.set(key, made);
     return made;
@@ -100,15 +106,20 @@ export function createRunSeriesExposition(options: {
   return {
     /** Whether `labels` has series. */
     has: (labels: RunLabels) => series.has(keyOf(labels)),
-    /** Makes the series of `labels`, all at 0, when it has none. */
-    ensure: (labels: RunLabels): void => void ensure(labels),
+    /** Makes the series of `labels`, all at 0, when it has none; marks them touched at `touchedAt`. */
+    ensure: (labels: RunLabels, touchedAt: number): void => void ensure(labels, touchedAt),
     remove: (labels: RunLabels): void => void series.delete(keyOf(labels)),
-    /** Every label set with series, in the order they were made. */
-    labels: (): RunLabels[] => [...series.values()].map((one) => one.labels),
+    /** Every label set with series and when it was last touched, in the order they were made. */
+    entries: (): Array<{ labels: RunLabels; touchedAt: number }> =>
+      [...series.values()].map(({ labels, touchedAt }) => ({ labels, touchedAt })),
 
-    /** Counts a finished run: its outcome, its error class when it failed, its duration when it has one. */
-    record(labels: RunLabels, run: { success: boolean; errorClass?: string; seconds?: number }): void {
-      const one = ensure(labels);
+    /** Counts a run finished at `touchedAt`: its outcome, its error class when it failed, its duration if any. */
+    record(
+      labels: RunLabels,
+      touchedAt: number,
+      run: { success: boolean; errorClass?: string; seconds?: number },
+    ): void {
+      const one = ensure(labels, touchedAt);
       if (run.success) one.successes += 1;
       else {
         one.failures += 1;
