@@ -2,7 +2,8 @@
 // run rows and slot gaps read back for the window's slot accounting.
 import type { RecordedGap, RecordedRun } from '../../test/faults/slot-accounting.js';
 import { getNode, monitorDefinition, statusAssertionNode } from '../../test/harness/monitors.js';
-import { z } from 'zod';
+import { createHubClient, HubRequestError } from '../../hub/src/client/hub-client.js';
+import { monitorDefinitionSchema } from '../../hub/src/contract/monitor-definition.js';
 import { within } from './bounded.js';
 
 const CREATE_CONCURRENCY = 4;
@@ -24,15 +25,6 @@ function benchMonitor(targetUrl: string, id: string, everySeconds: number) {
   });
 }
 
-const bulkAnswer = z.object({ data: z.array(z.object({ id: z.string(), status: z.number() })) });
-
-/** The items of one `POST /monitor/bulk` the hub did not write, as `id status`. */
-const refusedItems = (answer: unknown): string[] =>
-  bulkAnswer
-    .parse(answer)
-    .data.filter((item) => item.status !== 200 && item.status !== 201)
-    .map((item) => `${item.id} ${item.status}`);
-
 /**
  * Creates every monitor, a hundred to a `POST /monitor/bulk` (the operator's path: one request of the rate limit
  * per hundred monitors); throws on the first item the hub refuses, and when it takes more than ~1/4 s a monitor.
@@ -45,23 +37,20 @@ export async function createMonitors(input: {
   everySeconds: number;
 }): Promise<void> {
   const queue = [...input.ids];
+  // The hub client's bulk call, as the operator makes it: an item the hub refused is its HubRequestError.
+  const hub = createHubClient(input.apiUrl, input.key, { timeoutMs: REQUEST_MS });
   const createNext = async (): Promise<void> => {
     for (let ids = queue.splice(0, BULK_SIZE); ids.length > 0; ids = queue.splice(0, BULK_SIZE)) {
-      const monitors = ids.map((id) => ({
-        id,
-        definition: benchMonitor(input.targetUrl, id, input.everySeconds),
-      }));
-      const response = await fetch(`${input.apiUrl}/monitor/bulk`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${input.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ monitors }),
-        signal: AbortSignal.timeout(REQUEST_MS),
-      });
-      const text = await response.text();
-      if (response.status !== 200)
-        throw new Error(`POST /monitor/bulk answered ${response.status}: ${text.slice(0, 500)}`);
-      const refused = refusedItems(JSON.parse(text));
-      if (refused.length > 0) throw new Error(`POST /monitor/bulk refused ${refused.slice(0, 5).join(', ')}`);
+      const outcomes = await hub.putMonitors(
+        ids.map((id) => ({
+          id,
+          definition: monitorDefinitionSchema.parse(benchMonitor(input.targetUrl, id, input.everySeconds)),
+        })),
+      );
+      const refused = outcomes.flatMap((outcome, index) =>
+        outcome instanceof HubRequestError ? [`${ids[index]}: ${outcome.message}`] : [],
+      );
+      if (refused.length > 0) throw new Error(`POST /monitor/bulk refused ${refused.slice(0, 5).join('; ')}`);
     }
   };
   const creating = Promise.all(Array.from({ length: CREATE_CONCURRENCY }, createNext));
