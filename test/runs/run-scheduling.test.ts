@@ -43,8 +43,9 @@ describe('scheduled runs on BullMQ', () => {
   /** The jobs of a monitor the `default` queue still holds (run jobs, or batches with a slot of it), from BullMQ. */
   const jobsOfMonitor = (monitorId: string) => {
     const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    // Run jobs in `default`, batches of slots in `default.slots`.
-    const bullmq = ['default', 'default.slots'].map(
+    // Run jobs in `default`, batches of slots in `default.slots`, those of the first fair lane in
+    // `default.slots-first`.
+    const bullmq = ['default', 'default.slots', 'default.slots-first'].map(
       (name) => new Queue<RunJobData | { slots: Array<{ data: RunJobData }> }>(name, { connection, prefix }),
     );
     const carries = (data: RunJobData | { slots: Array<{ data: RunJobData }> }) =>

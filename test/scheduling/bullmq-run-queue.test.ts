@@ -388,9 +388,10 @@ describe('slots in batch jobs', () => {
 
 describe('a location whose workers cannot keep up', () => {
   // Its one consumer is paused by its admission, so none promotes the delayed batches: the first of them overdue
-  // by 5 s is how the tick sees it (docs/adr/0053-fair-lanes.md).
+  // by 5 s is how the tick sees it (docs/adr/0053-fair-lanes.md). Three monitors of one organization are in the
+  // first fair lane, whose batches have a queue of their own (docs/adr/0064-first-lane-reserve.md).
   it('stops queuing slots when no worker takes its batches, says so, and goes on once they keep up', async () => {
-    const { capture, queue, schedules, inner: batches, close } = queueWithInsight('default.slots', 10);
+    const { capture, queue, schedules, inner: batches, close } = queueWithInsight('default.slots-first', 10);
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const delivered: string[] = [];

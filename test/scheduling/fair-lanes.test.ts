@@ -2,7 +2,7 @@
 // organizations (the seed is printed, FAIR_LANES_SEED replays it), and a location whose one consumer is saturated
 // by one organization on the test Redis, where a small organization keeps every slot.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunSchedule, SkipReason } from '../../hub/src/runs/run-queue.js';
 import { SlotSupersededError } from '../../hub/src/runs/slot-superseded-error.js';
 import { createBullmqRunQueue } from '../../hub/src/scheduling/bullmq-run-queue.js';
@@ -119,6 +119,60 @@ describe('a location one organization saturates', () => {
       expect(small.length).toBeGreaterThanOrEqual(4 * Math.floor((toMs - fromMs) / EVERY_MS));
       expect(new Set(small.map(([, slotMs]) => slotMs)).size).toBe(small.length);
     } finally {
+      await consumer.close();
+      await store.close();
+      await queue.close();
+    }
+  }, 60_000);
+
+  it('takes a small organization’s first-lane slots while later jobs fill the worker and their writes wait', async () => {
+    const prefix = testRedisPrefix();
+    const log = capturedLog().log;
+    const queue = createBullmqRunQueue({ redisUrl: testRedisUrl(), prefix, log, retrySeconds: 10 });
+    const store = createBullmqScheduleStore({ redisUrl: testRedisUrl(), prefix, log });
+    // Later jobs stop at 36 of 40 held; the first lane keeps 4 (docs/adr/0064-first-lane-reserve.md), room for the
+    // small organization's batches (3 slots at most: a tick's window and lookahead of a schedule every second).
+    const admission = createAdmission({ checks: 50, heldSlots: 40 });
+    let openWrites = () => {};
+    const writes = new Promise<void>((resolve) => (openWrites = resolve));
+    const checked: number[] = [];
+    const consumer = queue.consume(
+      ['default'],
+      async (delivered) => {
+        // Manual runs of the large organization: checked, their writes held until the end of the test.
+        if (delivered.slot === undefined) return admission.awaitWrite(() => writes);
+        checked.push(Number(delivered.slot));
+      },
+      { admission },
+    );
+    try {
+      for (let i = 0; i < 45; i += 1)
+        await queue.enqueue({
+          organizationId: 'large',
+          monitorId: `m${i}`,
+          location: 'default',
+          runId: `run_${i}`,
+        });
+      await vi.waitFor(() => expect(admission.state().held).toBe(36), { timeout: 10_000 });
+      // The worker is full and paused for its later jobs (36 is past half of 40); the small organization's slots
+      // come in the first lane, and are checked with every write still waiting.
+      const fromMs = Date.now();
+      await store.upsertSchedule({
+        id: 'small/m0/default',
+        location: 'default',
+        everyMs: 1_000,
+        offsetMs: 0,
+        data: { organizationId: 'small', monitorId: 'm0', location: 'default' },
+      });
+      await vi.waitFor(
+        () => expect(checked.filter((slotMs) => slotMs >= fromMs).length).toBeGreaterThanOrEqual(3),
+        {
+          timeout: 15_000,
+        },
+      );
+      expect(admission.state()).toMatchObject({ awaitingWrite: 36 });
+    } finally {
+      openWrites();
       await consumer.close();
       await store.close();
       await queue.close();

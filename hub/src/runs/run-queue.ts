@@ -73,16 +73,26 @@ export interface SkippedSlot {
 }
 
 /**
+ * Which room a job asks for. Batches of the first fair lane (every organization's first slots of a window) may fill
+ * the whole limit; every other job leaves them a tenth of it (docs/adr/0064-first-lane-reserve.md).
+ */
+export const HOLD_LANES = ['first', 'later'] as const;
+export type HoldLane = (typeof HOLD_LANES)[number];
+
+/**
  * What a consumer asks before it takes on a job, and tells when a slot leaves: the worker's admission
  * (worker/admission.ts, docs/adr/0044-one-door-per-concern.md), its one bound on what it holds.
  */
 export interface RunAdmission {
   limits: { readonly heldSlots: number };
-  /** Holds `count` slots, shedding slots waiting for a check place with `shedError()` to make room; false: hand the job back. */
-  tryHold(count: number, shedError: () => Error): boolean;
+  /**
+   * Holds `count` slots, shedding slots waiting for a check place with `shedError()` to make room; false: hand the
+   * job back. Jobs of later lanes leave the first lane a reserve (docs/adr/0064-first-lane-reserve.md).
+   */
+  tryHold(count: number, shedError: () => Error, lane: HoldLane): boolean;
   release(count: number): void;
-  /** Whether a consumer that handed jobs back may take them again. */
-  hasRoom(): boolean;
+  /** Whether a consumer that handed jobs of `lane` back may take them again. */
+  hasRoom(lane: HoldLane): boolean;
 }
 
 export interface ConsumeOptions {

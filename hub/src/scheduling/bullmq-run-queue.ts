@@ -15,13 +15,15 @@ import { createSlotTicker, TICK_AHEAD_MS, TICK_MS, type BatchJobData } from './s
 import { scheduleId } from './schedules.js';
 import { ResultAwaitingWriteError } from '../runs/result-awaiting-write-error.js';
 import { SlotSupersededError } from '../runs/slot-superseded-error.js';
-import type {
-  ConsumeOptions,
-  DeliveredRunJob,
-  HandedOverResult,
-  RunConsumer,
-  RunJobData,
-  RunQueue,
+import {
+  HOLD_LANES,
+  type ConsumeOptions,
+  type DeliveredRunJob,
+  type HandedOverResult,
+  type HoldLane,
+  type RunConsumer,
+  type RunJobData,
+  type RunQueue,
 } from '../runs/run-queue.js';
 
 export interface BullmqRunQueueOptions {
@@ -47,6 +49,12 @@ const BATCH_JOB_NAME = 'slots';
  * a worker of an earlier release, which knows only run jobs, never takes one during a rolling upgrade.
  */
 const slotsQueueOf = (location: string) => `${location}.slots`;
+/**
+ * Batches of the first fair lane (every organization's first slots of a window) go to a queue of their own, taken by
+ * a BullMQ worker that pauses only when the admission's reserve for them is full: a worker full of later lanes
+ * still takes them at once (docs/adr/0064-first-lane-reserve.md).
+ */
+const firstLaneQueueOf = (location: string) => `${location}.slots-first`;
 const RESULTS_JOB_NAME = 'results';
 /** Checked runs whose write found the database away wait here, in jobs of their own, until it takes them. */
 const resultsQueueOf = (location: string) => `${location}.results`;
@@ -161,6 +169,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
     schedules,
     log: options.log,
     slotsQueueOf,
+    firstLaneQueueOf,
     jobOptions,
     batchJobName: BATCH_JOB_NAME,
   });
@@ -182,13 +191,11 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
     async slotsInFlight(location) {
       const unfinished = ['waiting', 'delayed', 'active', 'prioritized'] as const;
       const jobsOf = (name: string) => bounded(() => queueFor(name).getJobs([...unfinished]));
-      const [runs, batches, results] = await Promise.all([
-        jobsOf(location),
-        jobsOf(slotsQueueOf(location)),
-        jobsOf(resultsQueueOf(location)),
-      ]);
+      const jobs = await Promise.all(
+        [location, firstLaneQueueOf(location), slotsQueueOf(location), resultsQueueOf(location)].map(jobsOf),
+      );
       const slots = new Set<string>();
-      for (const job of [...runs, ...batches, ...results])
+      for (const job of jobs.flat())
         for (const run of deliveredRuns(job))
           if (run.slot !== undefined)
             slots.add(`${scheduleId(run.data.organizationId, run.data.monitorId, location)}@${run.slot}`);
@@ -211,18 +218,24 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       // (docs/adr/0044-one-door-per-concern.md). A job the admission has no room for goes back to the front of its
       // queue, for another consumer, and this one takes no more until the admission has room again; when all are
       // as full, the ticks shed and count what no worker takes. A saturated worker does not hoard a backlog.
-      const takingWorkers: Array<Worker<RunJobData> | Worker<BatchJobData>> = [];
+      // The first lane's workers and the others pause and resume apart: the first lane has a reserve of its own.
+      const takingWorkers: Record<HoldLane, Array<Worker<RunJobData> | Worker<BatchJobData>>> = {
+        first: [],
+        later: [],
+      };
       const release = (count: number) => {
         admission.release(count);
-        if (admission.hasRoom() && takingWorkers.some((w) => w.isPaused()))
-          for (const w of takingWorkers) void w.resume();
+        for (const lane of HOLD_LANES)
+          if (admission.hasRoom(lane) && takingWorkers[lane].some((w) => w.isPaused()))
+            for (const w of takingWorkers[lane]) void w.resume();
       };
       const superseded = () =>
         new SlotSupersededError('newer slots took its place in line: the worker is full');
-      /** Holds a job's slots before it is opened, or hands it back unopened and pauses (see above). */
-      const admit = async (job: QueueJob, token: string | undefined, size: number): Promise<boolean> => {
-        if (admission.tryHold(size, superseded)) return true;
-        if (!takingWorkers.some((w) => w.isPaused())) for (const w of takingWorkers) void w.pause(true);
+      /** Holds a job's slots before it is opened, or hands it back unopened and pauses its lane (see above). */
+      const admit = async (job: QueueJob, token: string | undefined, size: number, lane: HoldLane) => {
+        if (admission.tryHold(size, superseded, lane)) return true;
+        const workers = takingWorkers[lane];
+        if (!workers.some((w) => w.isPaused())) for (const w of workers) void w.pause(true);
         await job.moveToWait(token);
         return false;
       };
@@ -280,8 +293,13 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       // Each slot starts at its own time and fails on its own. Slots that found a dependency away stay in the
       // job, which fails and comes again after the backoff with those alone; the others are done. Slots checked
       // whose write found the database away are done too: their results wait in a results job.
-      const runBatch = async (job: Job<BatchJobData>, location: string, token: string | undefined) => {
-        if (!(await admit(job, token, job.data.slots.length))) throw new WaitingError();
+      const runBatch = async (
+        job: Job<BatchJobData>,
+        location: string,
+        token: string | undefined,
+        lane: HoldLane,
+      ) => {
+        if (!(await admit(job, token, job.data.slots.length, lane))) throw new WaitingError();
         const retry: DueSlot[] = [];
         let retryError: unknown;
         const checked = new Map<string, HandedOverResult>();
@@ -358,7 +376,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
       };
       // A single slot or manual run: a checked result whose write waits is handed over as a batch's are.
       const runSingle = async (job: Job<RunJobData>, location: string, token: string | undefined) => {
-        if (!(await admit(job, token, 1))) throw new WaitingError();
+        if (!(await admit(job, token, 1, 'later'))) throw new WaitingError();
         try {
           await checkSingle(job, location);
         } finally {
@@ -439,10 +457,16 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
         );
         const slots = new Worker<BatchJobData>(
           slotsQueueOf(location),
-          (job, token) => runBatch(job, location, token),
+          (job, token) => runBatch(job, location, token, 'later'),
           workerOptions,
         );
-        takingWorkers.push(runs, slots);
+        const firstSlots = new Worker<BatchJobData>(
+          firstLaneQueueOf(location),
+          (job, token) => runBatch(job, location, token, 'first'),
+          workerOptions,
+        );
+        takingWorkers.later.push(runs, slots);
+        takingWorkers.first.push(firstSlots);
         const results = new Worker<ResultsJobData>(
           resultsQueueOf(location),
           (job) => writeWaitingResults(job, location),
@@ -451,7 +475,7 @@ export function createBullmqRunQueue(options: BullmqRunQueueOptions): RunQueue {
             concurrency: RESULTS_CONCURRENCY,
           },
         );
-        return [watch(runs, location), watch(slots, location), watch(results, location)];
+        return [runs, slots, firstSlots, results].map((worker) => watch(worker, location));
       });
       // Every consumer of a location ticks it; the tick's claim in Redis lets one of them do it each period.
       const periodic = locations.flatMap((location) => {

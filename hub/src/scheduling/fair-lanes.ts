@@ -12,6 +12,8 @@ export const LANE_QUANTUM = 16;
 export const LANES = 8;
 /** The lanes, as their BullMQ priorities: 1 is taken first. */
 export const LANE_NUMBERS: readonly number[] = Array.from({ length: LANES }, (_, i) => i + 1);
+/** The lane of every organization's first slots, queued apart (docs/adr/0064-first-lane-reserve.md). */
+export const FIRST_LANE = 1;
 
 /** The lane of the slot with `index` slots of its organization before it in the window (index 0: the first). */
 export function laneOfIndex(index: number): number {

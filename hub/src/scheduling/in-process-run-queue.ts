@@ -76,7 +76,12 @@ export function createInProcessRunQueue({
     while (
       consumer !== undefined &&
       waiting.length > 0 &&
-      consumer.admission.tryHold(1, () => new SlotSupersededError('newer slots took its place in line'))
+      // Without lanes here (its backlog sheds by organization), every job may fill the whole limit.
+      consumer.admission.tryHold(
+        1,
+        () => new SlotSupersededError('newer slots took its place in line'),
+        'first',
+      )
     ) {
       const job = waiting.shift() as DeliveredRunJob;
       active.set(location, (active.get(location) ?? 0) + 1);

@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { ConsumeOptions } from '../runs/run-queue.js';
 import type { RedisProducer } from './redis-producer.js';
 import type { DueSlot, RedisSchedules } from './redis-schedules.js';
-import { createLaneCounter, LANE_NUMBERS } from './fair-lanes.js';
+import { createLaneCounter, FIRST_LANE, LANE_NUMBERS } from './fair-lanes.js';
+
+const LATER_LANES = LANE_NUMBERS.filter((lane) => lane !== FIRST_LANE);
 
 /** A consumer ticks its locations this often: each tick queues the slots due up to LOOKAHEAD_MS ahead. */
 export const TICK_MS = 1_000;
@@ -18,10 +20,12 @@ const LEAD_MS = 250;
  */
 const MAX_WAITING_BATCHES = 10;
 /**
- * How long the location's first delayed batch may be overdue before the tick sees that no worker takes anything
- * (every one paused by its admission, or none running) and queues nothing: its schedules wait unmoved, and each
- * runs its latest slot once when a tick queues again, as a BullMQ job scheduler did. Longer than a worker pauses
- * to drain half its held slots; it bounds what waits in Redis to a few seconds of slots.
+ * How long a queue's first delayed batch may be overdue before the tick sees that no worker looks at it. In the
+ * first lane's queue (whose workers pause only when the first lane's own reserve is full) it means no worker takes
+ * anything: the tick queues nothing, its schedules wait unmoved, and each runs its latest slot once when a tick
+ * queues again, as a BullMQ job scheduler did. In the later lanes' queue it means every worker is paused by its
+ * admission: those lanes are saturated. Longer than a worker pauses to drain half its held slots; it bounds what
+ * waits in Redis to a few seconds of slots.
  */
 const MAX_OVERDUE_MS = 5_000;
 /** A delayed job's score in BullMQ: its due time in milliseconds times 0x1000, plus a counter (getDelayedScore). */
@@ -48,8 +52,10 @@ export function createSlotTicker(options: {
   producer: RedisProducer;
   schedules: RedisSchedules;
   log: Logger;
-  /** The queue of a location's batch jobs. */
+  /** The queue of a location's batch jobs of every lane but the first, with the lane as their priority. */
   slotsQueueOf: (location: string) => string;
+  /** The queue of a location's batch jobs of the first lane (docs/adr/0064-first-lane-reserve.md). */
+  firstLaneQueueOf: (location: string) => string;
   /** The options every batch job is added with (attempts, backoff, removal). */
   jobOptions: object;
   batchJobName: string;
@@ -65,18 +71,33 @@ export function createSlotTicker(options: {
    * a worker, and the slots missed meanwhile are late, not saturated.
    */
   const answeringSince = new Map<string, number>();
+  const queuesOf = (location: string) => ({
+    slotsQueue: producer.queue<BatchJobData>(options.slotsQueueOf(location)),
+    firstQueue: producer.queue<BatchJobData>(options.firstLaneQueueOf(location)),
+  });
   /** The lanes whose batches wait for a worker past the limit, or every lane when none is taken at all. */
   const saturatedLanes = async (location: string, now: number): Promise<number[] | 'all'> => {
-    const slotsQueue = producer.queue<BatchJobData>(options.slotsQueueOf(location));
-    const [[, score] = [], counts] = await Promise.all([
-      bounded(async () => await producer.redis.zrange(slotsQueue.keys.delayed ?? '', '0', '0', 'WITHSCORES')),
-      bounded(() => slotsQueue.getCountsPerPriority([...LANE_NUMBERS])),
+    const { slotsQueue, firstQueue } = queuesOf(location);
+    const firstDelayed = async (queue: typeof slotsQueue) =>
+      (await producer.redis.zrange(queue.keys.delayed ?? '', '0', '0', 'WITHSCORES'))[1];
+    const [laterScore, firstScore, counts, firstWaiting] = await Promise.all([
+      bounded(() => firstDelayed(slotsQueue)),
+      bounded(() => firstDelayed(firstQueue)),
+      bounded(() => slotsQueue.getCountsPerPriority(LATER_LANES)),
+      bounded(() => firstQueue.getWaitingCount()),
     ]);
     // A worker promotes delayed batches when it looks for work: one overdue, while Redis answered, means none looks.
-    const dueMs = Math.floor(Number(score) / DELAYED_SCORE_PER_MS);
-    if (score !== undefined && now - Math.max(dueMs, answeringSince.get(location) ?? now) > MAX_OVERDUE_MS)
-      return 'all';
-    const lanes = LANE_NUMBERS.filter((lane) => (counts[String(lane)] ?? 0) >= MAX_WAITING_BATCHES);
+    const overdue = (score: string | undefined) =>
+      score !== undefined &&
+      now - Math.max(Math.floor(Number(score) / DELAYED_SCORE_PER_MS), answeringSince.get(location) ?? now) >
+        MAX_OVERDUE_MS;
+    if (overdue(firstScore)) return 'all';
+    const laterPaused = overdue(laterScore);
+    const lanes = LANE_NUMBERS.filter((lane) =>
+      lane === FIRST_LANE
+        ? firstWaiting >= MAX_WAITING_BATCHES
+        : laterPaused || (counts[String(lane)] ?? 0) >= MAX_WAITING_BATCHES,
+    );
     return lanes.length === LANE_NUMBERS.length ? 'all' : lanes;
   };
   const logLanes = (location: string, lanes: readonly number[]) => {
@@ -106,7 +127,7 @@ export function createSlotTicker(options: {
     const horizon = Math.floor(now / TICK_MS) * TICK_MS + LOOKAHEAD_MS;
     if (!(await bounded(() => schedules.claimTick(location, horizon)))) return;
     if (!answeringSince.has(location)) answeringSince.set(location, now);
-    const slotsQueue = producer.queue<BatchJobData>(options.slotsQueueOf(location));
+    const { slotsQueue, firstQueue } = queuesOf(location);
     const skipLanes = await saturatedLanes(location, now);
     if (skipLanes === 'all') {
       if (!saturated.has(location))
@@ -129,13 +150,11 @@ export function createSlotTicker(options: {
         }
         const delay = Math.max(0, (batch.slots[0]?.slotMs ?? now) - LEAD_MS - Date.now());
         const data: BatchJobData = { slots: batch.slots };
+        const jobOptions = { ...options.jobOptions, jobId: batch.jobId, delay };
         await bounded(() =>
-          slotsQueue.add(options.batchJobName, data, {
-            ...options.jobOptions,
-            jobId: batch.jobId,
-            delay,
-            priority: batch.lane,
-          }),
+          batch.lane === FIRST_LANE
+            ? firstQueue.add(options.batchJobName, data, jobOptions)
+            : slotsQueue.add(options.batchJobName, data, { ...jobOptions, priority: batch.lane }),
         );
       }
       await bounded(due.commit);

@@ -1,5 +1,8 @@
-import type { RunAdmission } from '../runs/run-queue.js';
+import type { HoldLane, RunAdmission } from '../runs/run-queue.js';
 import { createPlaces, type Places } from '../system/places.js';
+
+/** The share of WORKER_MAX_HELD_SLOTS only the first lane may hold. */
+const FIRST_LANE_RESERVE = 0.1;
 
 export interface AdmissionLimits {
   /** WORKER_CONCURRENCY: checks under way at once, across every location the worker serves. */
@@ -29,10 +32,15 @@ export interface AdmissionState {
  * job (`tryHold`) and tells it when a slot leaves (`release`); the executor checks through `checks` and writes
  * through `awaitWrite`. At the held limit a new job makes room by shedding the oldest slots waiting for a check
  * place (the largest organization's first); when none can go, the queue hands the job back and takes no more
- * until `hasRoom` (half the limit): a saturated worker does not hoard a backlog.
+ * until `hasRoom` (half the limit): a saturated worker does not hoard a backlog. Jobs of later lanes stop a tenth
+ * short of the limit, so that a worker full of them still takes every organization's first slots at once.
  */
 export function createAdmission(limits: AdmissionLimits): Admission {
   const places = createPlaces(limits.checks);
+  const limitOf = (lane: HoldLane) =>
+    lane === 'first'
+      ? limits.heldSlots
+      : limits.heldSlots - Math.floor(limits.heldSlots * FIRST_LANE_RESERVE);
   let held = 0;
   let awaitingWrite = 0;
 
@@ -46,11 +54,11 @@ export function createAdmission(limits: AdmissionLimits): Admission {
     checks,
 
     /**
-     * Holds `count` slots (one job's), shedding waiting checks with `shedError()` to stay within the limit.
+     * Holds `count` slots (one job's), shedding waiting checks with `shedError()` to stay within the lane's limit.
      * A job larger than the limit alone is held by a worker holding nothing. False: hand the job back.
      */
-    tryHold(count: number, shedError: () => Error): boolean {
-      const over = held + count - limits.heldSlots;
+    tryHold(count: number, shedError: () => Error, lane: HoldLane): boolean {
+      const over = held + count - limitOf(lane);
       // Sheds only when that makes room: a slot shed for a job handed back anyway would be lost for nothing.
       if (held > 0 && over > 0 && (places.counts().sheddable < over || places.shed(over, shedError) < over))
         return false;
@@ -63,9 +71,12 @@ export function createAdmission(limits: AdmissionLimits): Admission {
       held -= count;
     },
 
-    /** Whether a worker that handed jobs back may take them again: it holds half its limit or less. */
-    hasRoom(): boolean {
-      return held <= limits.heldSlots / 2;
+    /**
+     * Whether a worker that handed jobs of `lane` back may take them again: later lanes once it holds half its limit
+     * or less, the first lane once the later lanes' limit leaves it its reserve again.
+     */
+    hasRoom(lane: HoldLane): boolean {
+      return held <= (lane === 'first' ? limitOf('later') : limits.heldSlots / 2);
     },
 
     /** Counts a checked result among those waiting for their write while `write` runs. */
