@@ -23,24 +23,33 @@ export const foldHoldsSlot = (
     and round(extract(epoch from ${at} - f.hour) * 1000)::int = any(f.slots))`;
 
 /**
- * Folds up to `batch` compacted runs created before `before` (an hour's start: whole hours are folded) in one
- * statement: they are deleted from `runs` and their compact columns inserted as one row per monitor, location,
- * environment and hour. A failure leaves every run where it was. Runs whose ids are not `run_`/`grp_` and a UUID
- * are never folded. Resolves with the runs folded and the fold rows written.
+ * Folds the compacted runs of up to `monitors` monitors and locations in the oldest hour that has some, created
+ * before `before` (an hour's start: whole hours are folded), in one statement: they are deleted from `runs` and
+ * their compact columns inserted as one row per monitor, location, environment and hour. The monitors are the
+ * first with a candidate in that hour, so one fold holds all of a monitor's hour, not a batch's slice of it. A
+ * failure leaves every run where it was. Runs whose ids are not `run_`/`grp_` and a UUID are never folded.
+ * Resolves with the runs folded and the fold rows written (none: nothing left to fold).
  */
 export async function foldCompactedRuns(
   db: Executor,
-  options: { before: Date; batch: number },
+  options: { before: Date; monitors: number },
 ): Promise<{ runs: number; folds: number }> {
+  const foldable = sql`details_compacted and created_at < ${options.before}
+    and id ~ ${`^run_${UUID}$`} and execution_group_id ~ ${`^grp_${UUID}$`}`;
   const { rows } = await sql<{ runs: string; folds: string }>`
-    with picked as (
-      select organization_id, id, created_at from runs
-      where details_compacted and created_at < ${options.before}
-        and id ~ ${`^run_${UUID}$`} and execution_group_id ~ ${`^grp_${UUID}$`}
-      order by created_at limit ${options.batch}
+    with oldest as (
+      select date_bin('1 hour', created_at, timestamptz 'epoch') as hour from runs where ${foldable}
+      order by created_at limit 1
+    ), picked as (
+      select distinct c.organization_id, c.monitor_id, c.location from oldest cross join lateral (
+        select organization_id, monitor_id, location from runs
+        where ${foldable} and created_at >= oldest.hour and created_at < oldest.hour + interval '1 hour'
+        order by created_at limit ${options.monitors}) c
     ), moved as (
-      delete from runs r using picked p
-      where (r.organization_id, r.id, r.created_at) = (p.organization_id, p.id, p.created_at) and r.details_compacted
+      delete from runs r using picked p, oldest o
+      where (r.organization_id, r.monitor_id, r.location) = (p.organization_id, p.monitor_id, p.location)
+        and r.created_at >= o.hour and r.created_at < o.hour + interval '1 hour' and r.created_at < ${options.before}
+        and r.details_compacted and r.id ~ ${`^run_${UUID}$`} and r.execution_group_id ~ ${`^grp_${UUID}$`}
       returning r.organization_id, r.monitor_id, r.location, r.environment, r.created_at, r.id,
         r.execution_group_id, r.started_at, r.completed_at, r.duration_ms, r.steps, ${HOUR} as hour,
         round(extract(epoch from r.created_at - ${HOUR}) * 1000)::int as slot

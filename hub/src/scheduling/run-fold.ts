@@ -4,7 +4,8 @@ import { foldCompactedRuns } from '../runs/run-fold.repository.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
 
-const FOLD_BATCH = 1000;
+/** Monitors and locations a batch folds an hour of: at a run a minute, about 3,000 runs. */
+const FOLD_MONITORS = 50;
 /** A pass stops after this many batches and goes on at the next tick, so a backlog never hogs the pool. */
 const BATCHES_PER_PASS = 20;
 const HOUR_MS = 3_600_000;
@@ -18,7 +19,8 @@ export interface RunFold {
 
 /**
  * Folds compacted passing runs (docs/adr/0061-fold-old-passing-runs.md) of the hours that ended more than
- * `foldAfterMinutes` ago, in batches of one statement each, yielding between them. Resolves with the runs folded
+ * `foldAfterMinutes` ago, in batches of one statement each (an hour of up to FOLD_MONITORS monitors and
+ * locations), yielding between them. Resolves with the runs folded
  * and whether it reached the end.
  */
 export async function foldPassingRuns(
@@ -30,9 +32,9 @@ export async function foldPassingRuns(
   const before = new Date(Math.floor(cutoff / HOUR_MS) * HOUR_MS);
   let folded = 0;
   for (let batches = 0; batches < maxBatches; batches++) {
-    const batch = await foldCompactedRuns(db, { before, batch: FOLD_BATCH });
+    const batch = await foldCompactedRuns(db, { before, monitors: FOLD_MONITORS });
     folded += batch.runs;
-    if (batch.runs < FOLD_BATCH) return { folded, done: true };
+    if (batch.folds === 0) return { folded, done: true };
     await new Promise((resolve) => setImmediate(resolve));
   }
   return { folded, done: false };
