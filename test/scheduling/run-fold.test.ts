@@ -152,7 +152,12 @@ describe.each(databaseEngines)('folding old passing runs on $name', (engine) => 
       ]),
     ).toEqual([]);
     expect(
-      await insertScheduledRun(db, { ...late, status: 'pending', triggered_by: 'schedule' }),
+      await insertScheduledRun(db, {
+        ...late,
+        status: 'pending',
+        triggered_by: 'schedule',
+        errors: jsonColumn([]),
+      }),
     ).toBeUndefined();
     expect((await db.selectFrom('runs').select('id').execute()).length).toBe(2);
   });
