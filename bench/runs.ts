@@ -22,7 +22,8 @@ import { ruleEvaluationHook } from '../hub/src/notifications/rule-evaluation-hoo
 import { MeerkatRegistry } from '../hub/src/system/metrics-registry.js';
 import { startTestServices } from '../test/harness/global-setup.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
-import { storageReport, storageSnapshot } from './storage.js';
+import { foldPassingRuns } from '../hub/src/scheduling/run-fold.js';
+import { foldReport, storageReport, storageSnapshot } from './storage.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +34,9 @@ const { values } = parseArgs({
     // RUN_DETAILS_KEEP_MINUTES and RUN_DETAILS_KEEP_LATEST of the scheduler (the hub's defaults when absent).
     'keep-minutes': { type: 'string' },
     'keep-latest': { type: 'string' },
+    // After the window, fold the compacted runs as the scheduler will once their hour is RUN_FOLD_AFTER_MINUTES
+    // past (docs/adr/0061), and report what the folds cost (bench/storage.ts).
+    'fold-at-end': { type: 'boolean', default: false },
   },
 });
 const monitors = Number(values.monitors);
@@ -186,6 +190,20 @@ try {
 
   await worker.close();
   await scheduler.close();
+  if (values['fold-at-end']) {
+    // A clock a day and an hour ahead: every compacted run's hour ended more than the default day ago.
+    const later = new Date(Date.now() + settings.RUN_FOLD_AFTER_MINUTES * 60_000 + 3_600_000);
+    say('');
+    const fold = async () =>
+      (
+        await foldPassingRuns({
+          db: components.db,
+          clock: { now: () => later },
+          foldAfterMinutes: settings.RUN_FOLD_AFTER_MINUTES,
+        })
+      ).folded;
+    for (const line of await foldReport(components.db, services.databaseUrl, fold)) say(line);
+  }
   await components.close();
 } finally {
   target.stop();

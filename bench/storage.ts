@@ -165,3 +165,53 @@ async function runBytesByPart(db: Db): Promise<string[]> {
     );
   return lines;
 }
+
+/**
+ * What folding the window's compacted runs costs and saves (docs/adr/0061-fold-old-passing-runs.md): `fold` folds
+ * them; the report gives the runs folded, the fold rows, `run_folds` with its indexes per folded run, the part of a
+ * fold row that grows with its runs (arrays and steps, `pg_column_size`) per run, the WAL per folded run, and
+ * `runs`' rows and bytes left.
+ */
+export async function foldReport(
+  db: Db,
+  databaseUrl: string,
+  fold: () => Promise<number>,
+): Promise<string[]> {
+  const before = await storageSnapshot(db);
+  const folded = await fold();
+  const after = await storageSnapshot(db);
+  const { rows: wal } = await sql<{ bytes: string }>`
+    select pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn)::text as bytes`.execute(db);
+  const { rows: sizes } = await sql<{ bytes: string }>`
+    select sum(pg_total_relation_size(relid))::text as bytes from pg_partition_tree('run_folds'::regclass)`.execute(
+    db,
+  );
+  const { rows: parts } = await sql<{ folds: string; runs: string; row: string; growing: string }>`
+    select count(*)::text as folds, sum(cardinality(run_ids))::text as runs,
+      sum(pg_column_size(f.*))::text as row,
+      sum(pg_column_size(run_ids) + pg_column_size(group_ids) + pg_column_size(slots) + pg_column_size(started)
+        + pg_column_size(completed) + pg_column_size(durations) + pg_column_size(steps))::text as growing
+    from run_folds f`.execute(db);
+  const { rows: indexes } = await sql<{ name: string; bytes: string }>`
+    select parent.relname as name, sum(pg_relation_size(child.oid))::text as bytes
+    from pg_inherits i join pg_class child on child.oid = i.inhrelid join pg_class parent on parent.oid = i.inhparent
+    where parent.relname in ('run_folds_pk', 'run_folds_by_run') group by parent.relname`.execute(db);
+  const total = Number(sizes[0]?.bytes ?? 0);
+  const part = parts[0];
+  const runs = Number(part?.runs ?? 0);
+  const per = (bytes: number) => (runs > 0 ? Math.round(bytes / runs).toString() : '–');
+  const lines = [
+    `folded ${folded} runs into ${part?.folds ?? 0} rows (${runs} runs held in folds)`,
+    '',
+    '| run_folds | bytes | bytes per folded run |',
+    '|---|---|---|',
+    `| with its partitions, indexes and TOAST | ${total} | ${per(total)} |`,
+    `| rows (pg_column_size) | ${part?.row ?? 0} | ${per(Number(part?.row ?? 0))} |`,
+    `| of which the arrays and steps | ${part?.growing ?? 0} | ${per(Number(part?.growing ?? 0))} |`,
+    ...indexes.map((index) => `| ${index.name} | ${index.bytes} | ${per(Number(index.bytes))} |`),
+    '',
+    `WAL of the fold: ${wal[0]?.bytes ?? 0} bytes, ${per(Number(wal[0]?.bytes ?? 0))} per folded run`,
+    `runs left: ${after.tables.runs.rows} rows, ${after.tables.runs.bytes} bytes`,
+  ];
+  return lines;
+}

@@ -127,6 +127,9 @@ const settingsSchema = z
     // Passing runs lose their step details after this, unless among the latest (docs/adr/0050); 0 keeps all.
     RUN_DETAILS_KEEP_MINUTES: z.coerce.number().int().min(0).max(5_256_000).default(60),
     RUN_DETAILS_KEEP_LATEST: z.coerce.number().int().min(1).max(1000).default(50),
+    // Compacted passing runs of hours that ended longer ago are folded, one row a monitor and hour, and leave the
+    // run lists (docs/adr/0061); 0 keeps them as rows.
+    RUN_FOLD_AFTER_MINUTES: z.coerce.number().int().min(0).max(5_256_000).default(1440),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
     // Faults of PostgreSQL and Redis (docs/operations.md): how long start-up waits for them, how long a finished
     // run that could not be written is retried before it is dropped (and counted).

@@ -96,6 +96,31 @@ export interface RunTable {
   created_at: CreatedAt;
 }
 
+/**
+ * Old passing runs of one monitor, location and hour, folded (docs/adr/0061-fold-old-passing-runs.md): one array
+ * element per run, in slot order.
+ */
+export interface RunFoldTable {
+  organization_id: string;
+  monitor_id: string;
+  location: string;
+  environment: string;
+  hour: Date;
+  /** The first run's slot, in milliseconds into the hour: a second fold of the same hour is a second row. */
+  first_slot: number;
+  /** The runs' ids without their `run_` prefix, and their execution groups' without `grp_`. */
+  run_ids: string[];
+  group_ids: string[];
+  /** Each run's slot (its `created_at`), in milliseconds into the hour. */
+  slots: number[];
+  /** Each run's start in milliseconds after its slot, and its end in milliseconds after its start. */
+  started: Array<number | null>;
+  completed: Array<number | null>;
+  durations: Array<number | null>;
+  /** Each run's compacted steps. */
+  steps: Json<unknown[][]>;
+}
+
 export interface NotificationRuleTable {
   organization_id: string;
   id: string;
@@ -395,6 +420,7 @@ export interface HeartbeatTable {
 export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
+  run_folds: RunFoldTable;
   notification_rules: NotificationRuleTable;
   notification_events: NotificationEventTable;
   integrations: IntegrationTable;

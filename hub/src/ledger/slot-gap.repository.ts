@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
+import { foldHoldsSlot } from '../runs/run-fold.repository.js';
 import type { SlotGap } from './slot-gap.js';
 
 /**
  * Records `gaps` in one statement, each slot once: a slot that already has a gap, a run row (its unique key,
- * created_at being the slot's due time) or no monitor any more is left out. The totals of the gaps actually
+ * created_at being the slot's due time), a folded run (docs/adr/0061) or no monitor any more is left out. The totals of the gaps actually
  * inserted are added to `slot_gap_totals` in the same statement, so the counter never counts a gap twice nor
  * misses one. Resolves with the count inserted.
  *
@@ -34,7 +35,7 @@ export async function recordGaps(db: Executor, gaps: readonly SlotGap[]): Promis
           and runs.schedule_slot = given.s and runs.created_at = given.a
         limit 1
       ) as run on true
-      where run.ran is null
+      where run.ran is null and not ${foldHoldsSlot(sql`given.o`, sql`given.m`, sql`given.l`, sql`given.a`)}
     ), inserted as (
       insert into slot_gaps (organization_id, monitor_id, location, schedule_slot, slot_at, reason)
       select o, m, l, s, a, r from unaccounted order by o, m, l, s
@@ -90,7 +91,7 @@ export interface SlotKey {
 }
 
 /**
- * Whether each of `slots` has a run row or a gap already, in their order. One statement; a run is probed by its
+ * Whether each of `slots` has a run row, a folded run or a gap already, in their order. One statement; a run is probed by its
  * whole unique key, as in recordGaps.
  */
 export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): Promise<boolean[]> {
@@ -105,6 +106,7 @@ export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): P
         select 1 from runs
         where runs.organization_id = u.o and runs.monitor_id = u.m and runs.location = u.l
           and runs.schedule_slot = u.s and runs.created_at = u.a)
+      or ${foldHoldsSlot(sql`u.o`, sql`u.m`, sql`u.l`, sql`u.a`)}
       or exists (
         select 1 from slot_gaps g
         where g.organization_id = u.o and g.monitor_id = u.m and g.location = u.l and g.schedule_slot = u.s)`.execute(

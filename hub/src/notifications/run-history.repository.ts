@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/tables.js';
+import { foldedFinishedRuns } from '../runs/run-fold.repository.js';
 
 export interface FinishedRun {
   id: string;
@@ -8,12 +9,13 @@ export interface FinishedRun {
 }
 
 const finished = ['completed', 'failed'] as const;
+const HOUR_MS = 3_600_000;
 
 /** A monitor's finished runs, the query both lookups narrow. */
 function finishedRunsOf(tx: Transaction<Database>, organizationId: string, monitorId: string) {
   return tx
     .selectFrom('runs')
-    .select(['id', 'success', 'duration_ms'])
+    .select(['id', 'success', 'duration_ms', 'completed_at'])
     .where('organization_id', '=', organizationId)
     .where('monitor_id', '=', monitorId)
     .where('status', 'in', finished);
@@ -27,7 +29,10 @@ function toFinishedRun(row: {
   return { id: row.id, success: row.success === true, durationMs: row.duration_ms };
 }
 
-/** The latest finished runs of a monitor in one location, newest first. */
+/**
+ * The latest finished runs of a monitor in one location, newest first: its rows and its folded passing runs
+ * (docs/adr/0061-fold-old-passing-runs.md), so a count of consecutive failures never skips a folded pass.
+ */
 export async function latestRunsInLocation(
   tx: Transaction<Database>,
   organizationId: string,
@@ -35,16 +40,19 @@ export async function latestRunsInLocation(
   location: string,
   limit: number,
 ): Promise<FinishedRun[]> {
-  const rows = await finishedRunsOf(tx, organizationId, monitorId)
+  const rows = finishedRunsOf(tx, organizationId, monitorId)
     .where('location', '=', location)
     .orderBy(sql`completed_at desc nulls last`)
     .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map(toFinishedRun);
+    .limit(limit);
+  const folded = foldedFinishedRuns(organizationId, monitorId, { location, newestFolds: limit });
+  const { rows: latest } = await sql<{ id: string; success: boolean | null; duration_ms: number | null }>`
+    select id, success, duration_ms from ((${rows}) union all (${folded})) as runs
+    order by completed_at desc nulls last, id desc limit ${limit}`.execute(tx);
+  return latest.map(toFinishedRun);
 }
 
-/** The finished runs of a monitor, every location, completed within (since, until]. */
+/** The finished runs of a monitor, every location, completed within (since, until]: rows and folded runs. */
 export async function runsInWindow(
   tx: Transaction<Database>,
   organizationId: string,
@@ -52,9 +60,16 @@ export async function runsInWindow(
   since: Date,
   until: Date,
 ): Promise<FinishedRun[]> {
-  const rows = await finishedRunsOf(tx, organizationId, monitorId)
+  const rows = finishedRunsOf(tx, organizationId, monitorId)
     .where('completed_at', '>', since)
-    .where('completed_at', '<=', until)
-    .execute();
-  return rows.map(toFinishedRun);
+    .where('completed_at', '<=', until);
+  // A folded run ends after its hour began: the folds of the hours from one before `since` hold every candidate.
+  const folded = foldedFinishedRuns(organizationId, monitorId, {
+    hoursFrom: new Date(since.getTime() - HOUR_MS),
+    hoursTo: until,
+  });
+  const { rows: inWindow } = await sql<{ id: string; success: boolean | null; duration_ms: number | null }>`
+    select id, success, duration_ms from ((${rows}) union all (${folded})) as runs
+    where completed_at > ${since} and completed_at <= ${until}`.execute(tx);
+  return inWindow.map(toFinishedRun);
 }

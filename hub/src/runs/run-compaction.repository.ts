@@ -18,8 +18,8 @@ export interface CompactionBatch {
 /**
  * Compacts one batch of passing scheduled runs created before `before` and after `cursor` (docs/adr/0050): each
  * step keeps its node, type, status and duration; the request, response excerpt, timings, TLS facts and assertion
- * details go. A run stays whole when the run before it in its monitor and location did not pass (a change of
- * outcome, or its first run: marked so it is not looked at again), or when fewer than `keepLatest` runs of its
+ * details go. A run stays whole when the run before it in its monitor and location did not pass (a folded run
+ * passed, docs/adr/0061: a change of outcome, or its first run: marked so it is not looked at again), or when fewer than `keepLatest` runs of its
  * monitor and location are newer (left unmarked, so a later sweep compacts it once newer runs came).
  */
 export async function compactPassingRuns(
@@ -36,10 +36,17 @@ export async function compactPassingRuns(
     latest: boolean;
   }>`
     select c.organization_id, c.id, c.created_at,
-      coalesce((select p.success from runs p
-        where p.organization_id = c.organization_id and p.monitor_id = c.monitor_id and p.location = c.location
-          and p.created_at < c.created_at and p.status in ('completed', 'failed')
-        order by p.created_at desc limit 1), false) is not true as outcome_change,
+      coalesce((select previous.success from (
+        (select p.created_at as at, p.success from runs p
+          where p.organization_id = c.organization_id and p.monitor_id = c.monitor_id and p.location = c.location
+            and p.created_at < c.created_at and p.status in ('completed', 'failed')
+          order by p.created_at desc limit 1)
+        union all
+        (select f.hour + f.slots[1] * interval '1 millisecond', true from run_folds f
+          where f.organization_id = c.organization_id and f.monitor_id = c.monitor_id and f.location = c.location
+            and f.hour <= c.created_at and f.hour + f.slots[1] * interval '1 millisecond' < c.created_at
+          order by f.hour desc, f.first_slot desc limit 1)) previous
+        order by previous.at desc limit 1), false) is not true as outcome_change,
       (select count(*) from (select 1 from runs n
         where n.organization_id = c.organization_id and n.monitor_id = c.monitor_id and n.location = c.location
           and n.created_at > c.created_at limit ${keepLatest}) newer) < ${keepLatest} as latest

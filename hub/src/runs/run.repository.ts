@@ -3,6 +3,7 @@ import { storableJsonColumn } from '../db/json-column.js';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunTable } from '../db/tables.js';
+import { findFoldedRun, foldHoldsSlot } from './run-fold.repository.js';
 
 export type RunRow = Selectable<RunTable>;
 
@@ -43,15 +44,38 @@ async function insertScheduledRuns(
   db: Executor,
   rows: ReadonlyArray<Insertable<RunTable> & { schedule_slot: string }>,
 ): Promise<RunRow[]> {
-  if (rows.length === 0) return [];
+  const unfolded = await withoutFoldedSlots(db, rows);
+  if (unfolded.length === 0) return [];
   return db
     .insertInto('runs')
-    .values(rows.map((row) => ({ ...row, created_at: slotDueAt(row.schedule_slot) })))
+    .values(unfolded.map((row) => ({ ...row, created_at: slotDueAt(row.schedule_slot) })))
     .onConflict((oc) =>
       oc.columns(['organization_id', 'monitor_id', 'location', 'schedule_slot', 'created_at']).doNothing(),
     )
     .returningAll()
     .execute();
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * `rows` but those whose slot a fold holds (docs/adr/0061-fold-old-passing-runs.md): a late delivery of a folded
+ * slot records nothing again. Only slots of an hour that is over can be folded: the usual slot probes nothing.
+ */
+async function withoutFoldedSlots<Row extends Pick<RunTable, 'organization_id' | 'monitor_id' | 'location'>>(
+  db: Executor,
+  rows: ReadonlyArray<Row & { schedule_slot: string }>,
+): Promise<ReadonlyArray<Row & { schedule_slot: string }>> {
+  const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+  const old = rows.filter((row) => Number(row.schedule_slot) < hourStart);
+  if (old.length === 0) return rows;
+  const { rows: folded } = await sql<{ i: string }>`
+    select i from unnest(${textArray(old.map((r) => r.organization_id))}, ${textArray(old.map((r) => r.monitor_id))},
+      ${textArray(old.map((r) => r.location))}, ${timestampArray(old.map((r) => slotDueAt(r.schedule_slot)))})
+      with ordinality as u(o, m, l, a, i)
+    where ${foldHoldsSlot(sql`u.o`, sql`u.m`, sql`u.l`, sql`u.a`)}`.execute(db);
+  const skipped = new Set(folded.map((row) => old[Number(row.i) - 1]));
+  return rows.filter((row) => !skipped.has(row));
 }
 
 /** A finished scheduled run as a worker hands it over: every column but those the database fills. */
@@ -82,19 +106,24 @@ export async function insertFinishedScheduledRuns(
       ${rows.map((r) => r.success)}::bool[], ${text((r) => r.errors)}, ${text((r) => r.steps)},
       ${timestampArray(rows.map((r) => slotDueAt(r.schedule_slot)))})
       with ordinality as u(o, i, m, g, l, e, st, sl, sa, ca, d, su, er, sp, cr, n)
+    -- A slot of an hour that is over may be folded already (docs/adr/0061): it is recorded once, not again.
+    where cr >= date_bin('1 hour', now(), timestamptz 'epoch')
+      or not ${foldHoldsSlot(sql`o`, sql`m`, sql`l`, sql`cr`)}
     order by n
     on conflict (organization_id, monitor_id, location, schedule_slot, created_at) do nothing
     returning *`.execute(db);
   return inserted;
 }
 
+/** A run by its id: its row, or what a fold keeps of it (docs/adr/0061-fold-old-passing-runs.md). */
 export async function findRun(db: Executor, organizationId: string, id: string): Promise<RunRow | undefined> {
-  return db
+  const row = await db
     .selectFrom('runs')
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .executeTakeFirst();
+  return row ?? findFoldedRun(db, organizationId, id);
 }
 
 /** Up to this many matching runs a list's total is counted; above it, it is estimated (docs/runs.md). */

@@ -5,7 +5,7 @@ import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
 import { minuteRollupPartitions } from '../metrics/rollup.repository.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
-import { runPartitions } from '../runs/run-partitions.js';
+import { runFoldPartitions, runPartitions } from '../runs/run-partitions.js';
 
 const RETENTION_BATCH = 1000;
 const DAY_MS = 86_400_000;
@@ -34,11 +34,15 @@ async function deleteExpired(partitions: DayPartitions, { db, clock, retentionDa
   }
 }
 
-/** Deletes runs past their retention (docs/adr/0021), and forgets them as monitors' latest runs. */
+/**
+ * Deletes runs past their retention (docs/adr/0021) and the folds of old passing runs with them (docs/adr/0061),
+ * and forgets them as monitors' latest runs.
+ */
 export async function deleteExpiredRuns(options: Retention): Promise<number> {
   const { before, deleted } = await deleteExpired(runPartitions, options);
+  const folds = await deleteExpired(runFoldPartitions, options);
   await forgetLatestRunsBefore(options.db, before);
-  return deleted;
+  return deleted + folds.deleted;
 }
 
 /** Deletes minute rollups past their retention (docs/adr/0024): hour and day rows keep what they summed. */
@@ -67,6 +71,7 @@ export function startRunRetention(options: {
       table: 'runs',
       care: async () => {
         await runPartitions.ensure(db, clock.now());
+        await runFoldPartitions.ensure(db, clock.now());
         await deleteExpiredRuns(options);
       },
     },

@@ -6,6 +6,7 @@ import { startPeriodic } from '../system/periodic.js';
 import { startSlotAuditor } from '../ledger/slot-auditor.js';
 import { startRunRetention } from '../scheduling/run-retention.js';
 import { startRunDetailsCompaction } from '../scheduling/run-details-compaction.js';
+import { startRunFold } from '../scheduling/run-fold.js';
 import { accountedSlots } from '../ledger/slot-gap.repository.js';
 import { foldGapsIntoRollups } from '../metrics/gap-markers.repository.js';
 import {
@@ -28,7 +29,8 @@ const GAP_FOLD_BATCH = 1_000;
  * reconcile left in Redis, with each location's schedule count: a Redis that restarted empty, failed over to a
  * replica without the schedules, or lost any schedule key (eviction, FLUSHDB) no longer matches it, and the
  * schedules are written again at once rather than at the next 10-minute reconcile. Also deletes
- * runs past RUN_RETENTION_DAYS, compacts passing runs' details (docs/adr/0050-run-details-compaction.md), and
+ * runs past RUN_RETENTION_DAYS, compacts passing runs' details (docs/adr/0050-run-details-compaction.md), folds
+ * old compacted ones (docs/adr/0061-fold-old-passing-runs.md), and
  * audits the slot ledger every 10 s: a settled slot with neither a run nor a gap becomes a gap `lost`
  * (docs/adr/0025-slot-ledger.md). Every 5 s the gaps recorded since become "no data" markers in the rollups
  * (docs/adr/0048-uptime-counts-known-time.md).
@@ -94,6 +96,13 @@ export async function startScheduler(options: {
     keepMinutes: settings.RUN_DETAILS_KEEP_MINUTES,
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
   });
+  const fold = startRunFold({
+    db: components.maintenanceDb,
+    clock: systemClock,
+    log,
+    foldAfterMinutes: settings.RUN_FOLD_AFTER_MINUTES,
+    intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
+  });
   const audit = startSlotAuditor({
     db: components.db,
     log,
@@ -114,6 +123,7 @@ export async function startScheduler(options: {
       await sync.stop();
       await retention.stop();
       await compaction?.stop();
+      await fold?.stop();
       await audit.stop();
       await gapFold.stop();
     },

@@ -1,0 +1,117 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { RunRow } from './run.repository.js';
+
+// Old passing runs folded into one row per monitor, location and hour (docs/adr/0061-fold-old-passing-runs.md).
+
+const HOUR = sql`date_bin('1 hour', r.created_at, timestamptz 'epoch')`;
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const RUN_ID = new RegExp(`^run_(${UUID})$`);
+
+/**
+ * Whether a fold holds the slot of monitor `monitor` at `location` due at `at` (SQL expressions of the caller's
+ * query): a probe of the fold key in the one day partition of the slot's hour.
+ */
+export const foldHoldsSlot = (
+  organization: RawBuilder<unknown>,
+  monitor: RawBuilder<unknown>,
+  location: RawBuilder<unknown>,
+  at: RawBuilder<unknown>,
+) => sql<boolean>`exists (select 1 from run_folds f
+  where f.organization_id = ${organization} and f.monitor_id = ${monitor} and f.location = ${location}
+    and f.hour = date_bin('1 hour', ${at}, timestamptz 'epoch')
+    and round(extract(epoch from ${at} - f.hour) * 1000)::int = any(f.slots))`;
+
+/**
+ * Folds the compacted runs of up to `monitors` monitors and locations in the oldest hour that has some, created
+ * before `before` (an hour's start: whole hours are folded), in one statement: they are deleted from `runs` and
+ * their compact columns inserted as one row per monitor, location, environment and hour. The monitors are the
+ * first with a candidate in that hour, so one fold holds all of a monitor's hour, not a batch's slice of it. A
+ * failure leaves every run where it was. Runs whose ids are not `run_`/`grp_` and a UUID are never folded.
+ * Resolves with the runs folded and the fold rows written (none: nothing left to fold).
+ */
+export async function foldCompactedRuns(
+  db: Executor,
+  options: { before: Date; monitors: number },
+): Promise<{ runs: number; folds: number }> {
+  const foldable = sql`details_compacted and created_at < ${options.before}
+    and id ~ ${`^run_${UUID}$`} and execution_group_id ~ ${`^grp_${UUID}$`}`;
+  const { rows } = await sql<{ runs: string; folds: string }>`
+    with oldest as (
+      select date_bin('1 hour', created_at, timestamptz 'epoch') as hour from runs where ${foldable}
+      order by created_at limit 1
+    ), picked as (
+      select distinct c.organization_id, c.monitor_id, c.location from oldest cross join lateral (
+        select organization_id, monitor_id, location from runs
+        where ${foldable} and created_at >= oldest.hour and created_at < oldest.hour + interval '1 hour'
+        order by created_at limit ${options.monitors}) c
+    ), moved as (
+      delete from runs r using picked p, oldest o
+      where (r.organization_id, r.monitor_id, r.location) = (p.organization_id, p.monitor_id, p.location)
+        and r.created_at >= o.hour and r.created_at < o.hour + interval '1 hour' and r.created_at < ${options.before}
+        and r.details_compacted and r.id ~ ${`^run_${UUID}$`} and r.execution_group_id ~ ${`^grp_${UUID}$`}
+      returning r.organization_id, r.monitor_id, r.location, r.environment, r.created_at, r.id,
+        r.execution_group_id, r.started_at, r.completed_at, r.duration_ms, r.steps, ${HOUR} as hour,
+        round(extract(epoch from r.created_at - ${HOUR}) * 1000)::int as slot
+    ), folded as (
+      insert into run_folds (organization_id, monitor_id, location, environment, hour, first_slot, run_ids,
+        group_ids, slots, started, completed, durations, steps)
+      select organization_id, monitor_id, location, environment, hour, min(slot),
+        array_agg(substr(id, 5)::uuid order by slot), array_agg(substr(execution_group_id, 5)::uuid order by slot),
+        array_agg(slot order by slot),
+        array_agg(round(extract(epoch from started_at - created_at) * 1000)::int order by slot),
+        array_agg(round(extract(epoch from completed_at - started_at) * 1000)::int order by slot),
+        array_agg(duration_ms::real order by slot), jsonb_agg(steps order by slot)
+      from moved group by organization_id, monitor_id, location, environment, hour
+      returning cardinality(run_ids) as runs
+    )
+    select coalesce(sum(runs), 0) as runs, count(*) as folds from folded`.execute(db);
+  return { runs: Number(rows[0]?.runs ?? 0), folds: Number(rows[0]?.folds ?? 0) };
+}
+
+/** A folded run as the row it was once compacted (ADR 0050): passing, scheduled, its times and compacted steps. */
+export async function findFoldedRun(
+  db: Executor,
+  organizationId: string,
+  id: string,
+): Promise<RunRow | undefined> {
+  const uuid = RUN_ID.exec(id)?.[1];
+  if (uuid === undefined) return undefined;
+  const { rows } = await sql<RunRow>`
+    select f.organization_id, ${id} as id, f.monitor_id, 'grp_' || f.group_ids[i] as execution_group_id,
+      f.location, f.environment, 'completed' as status, 'schedule' as triggered_by,
+      (extract(epoch from f.hour) * 1000 + f.slots[i])::bigint::text as schedule_slot,
+      at + f.started[i] * interval '1 millisecond' as started_at,
+      at + (f.started[i] + f.completed[i]) * interval '1 millisecond' as completed_at,
+      f.durations[i]::float8 as duration_ms, true as success, '[]'::jsonb as errors, f.steps -> (i - 1) as steps,
+      null as browser, true as details_compacted, at as created_at
+    from run_folds f
+    cross join lateral array_position(f.run_ids, ${uuid}::uuid) as i
+    cross join lateral (select f.hour + f.slots[i] * interval '1 millisecond' as at) as t
+    where f.organization_id = ${organizationId} and f.run_ids @> array[${uuid}::uuid]
+    limit 1`.execute(db);
+  return rows[0];
+}
+
+/**
+ * The folded runs of a monitor (of one location when given) as finished runs: id, outcome, duration and end.
+ * `newestFolds` keeps the query to that many of the newest folds (each holds at least one run).
+ */
+export function foldedFinishedRuns(
+  organizationId: string,
+  monitorId: string,
+  options: { location?: string; newestFolds?: number; hoursFrom?: Date; hoursTo?: Date },
+) {
+  const { location, newestFolds, hoursFrom, hoursTo } = options;
+  return sql<{ id: string; success: boolean; duration_ms: number | null; completed_at: Date | null }>`
+    select 'run_' || u.id as id, true as success, u.duration::float8 as duration_ms,
+      f.hour + (u.slot + u.started + u.completed) * interval '1 millisecond' as completed_at
+    from (select * from run_folds
+      where organization_id = ${organizationId} and monitor_id = ${monitorId}
+        ${location === undefined ? sql`` : sql`and location = ${location}`}
+        ${hoursFrom === undefined ? sql`` : sql`and hour >= ${hoursFrom}`}
+        ${hoursTo === undefined ? sql`` : sql`and hour <= ${hoursTo}`}
+      ${newestFolds === undefined ? sql`` : sql`order by hour desc, first_slot desc limit ${newestFolds}`}) f
+    cross join lateral unnest(f.run_ids, f.slots, f.started, f.completed, f.durations)
+      as u(id, slot, started, completed, duration)`;
+}
