@@ -6,9 +6,9 @@ import type { SlotGap } from './slot-gap.js';
 
 /**
  * Records `gaps` in one statement, each slot once: a slot that already has a gap, a run row (its unique key,
- * created_at being the slot's due time), a folded run (docs/adr/0061) or no monitor any more is left out. The totals of the gaps actually
- * inserted are added to `slot_gap_totals` in the same statement, so the counter never counts a gap twice nor
- * misses one. Resolves with the count inserted.
+ * created_at being the slot's due time), a folded run (docs/adr/0061) or no monitor any more is left out. The
+ * totals of the gaps actually inserted are added to `slot_gap_totals` in the same statement, so the counter never
+ * counts a gap twice nor misses one. Resolves with the count inserted.
  *
  * The run is looked up by its whole unique key in a lateral subquery with LIMIT 1: always an index probe per
  * slot in the one day partition its due time falls in (pruned at execution), never a scan of a day of runs, however
@@ -91,8 +91,8 @@ export interface SlotKey {
 }
 
 /**
- * Whether each of `slots` has a run row, a folded run or a gap already, in their order. One statement; a run is probed by its
- * whole unique key, as in recordGaps.
+ * Whether each of `slots` has a run row, a folded run or a gap already, in their order. One statement; a run is
+ * probed by its whole unique key, as in recordGaps.
  */
 export async function accountedSlots(db: Executor, slots: readonly SlotKey[]): Promise<boolean[]> {
   if (slots.length === 0) return [];

@@ -19,8 +19,9 @@ export interface CompactionBatch {
  * Compacts one batch of passing scheduled runs created before `before` and after `cursor` (docs/adr/0050): each
  * step keeps its node, type, status and duration; the request, response excerpt, timings, TLS facts and assertion
  * details go. A run stays whole when the run before it in its monitor and location did not pass (a folded run
- * passed, docs/adr/0061: a change of outcome, or its first run: marked so it is not looked at again), or when fewer than `keepLatest` runs of its
- * monitor and location are newer (left unmarked, so a later sweep compacts it once newer runs came).
+ * passed, docs/adr/0061: a change of outcome, or its first run: marked so it is not looked at again), or when
+ * fewer than `keepLatest` runs of its monitor and location are newer (left unmarked, so a later sweep compacts it
+ * once newer runs came).
  */
 export async function compactPassingRuns(
   db: Db,
