@@ -83,6 +83,30 @@ function sumOf(text: string, metric: string, keep: (labels: string) => boolean =
   return sum;
 }
 
+/** The samples of `metric`, summed by the values of `labels` (`verb=LIST resource=monitors`), from an exposition. */
+function countsBy(text: string, metric: string, labels: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue;
+    const kind = labels
+      .map((label) => `${label}=${new RegExp(`[{,]${label}="([^"]*)"`).exec(line)?.[1] ?? ''}`)
+      .filter((each) => !each.endsWith('='))
+      .join(' ');
+    counts.set(kind, (counts.get(kind) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return counts;
+}
+
+/** `kind count (per Monitor)` for each kind that grew between two readings, the most first. */
+function describeGrowth(before: Map<string, number>, after: Map<string, number>, monitors: number): string {
+  return [...after]
+    .map(([kind, count]) => [kind, count - (before.get(kind) ?? 0)] as const)
+    .filter(([, grown]) => grown > 0)
+    .sort(([, a], [, b]) => b - a)
+    .map(([kind, grown]) => `${kind}: ${grown} (${(grown / monitors).toFixed(2)})`)
+    .join('; ');
+}
+
 const WRITE_VERBS = /verb="(POST|PUT|PATCH|DELETE|APPLY)"/;
 const OPERATORS_RESOURCES = /resource="(monitors|events)"/;
 
@@ -140,6 +164,8 @@ async function main(): Promise<void> {
       const hub = await (await fetch(dev.metricsUrl)).text();
       const requests = 'meerkat_http_request_duration_seconds_count';
       return {
+        apiserverByKind: countsBy(apiserver, 'apiserver_request_total', ['verb', 'resource', 'subresource']),
+        hubByKind: countsBy(hub, 'meerkat_http_request_duration_seconds_count', ['method', 'route']),
         apiserverWrites: sumOf(
           apiserver,
           'apiserver_request_total',
@@ -195,6 +221,11 @@ async function main(): Promise<void> {
     if (last.synced !== names.length)
       throw new Error(`only ${last.synced} of ${names.length} Synced after ${options['sync-timeout']} s`);
     say(`all Synced ${syncedSeconds.toFixed(0)} s after the first creation`);
+    // Where the sync's requests went, by kind (the bench's own creations and listings included), and per Monitor.
+    say(
+      `API server requests by kind: ${describeGrowth(before.apiserverByKind, atSync.apiserverByKind, names.length)}`,
+    );
+    say(`hub requests by kind: ${describeGrowth(before.hubByKind, atSync.hubByKind, names.length)}`);
 
     // Each Monitor's first run lands after its sync and moves its health once (a status write, a metrics read):
     // the steady state starts when every Monitor shows its first run and one more health sweep has passed.
@@ -220,6 +251,12 @@ async function main(): Promise<void> {
     const atSteady = { ...(await counters()), ...processUsage(pid) };
     // What a write at rest changed: the status fields that differ, counted over the Monitors written.
     say(`steady state, status fields that moved: ${describeMoves(statusesBefore, await statusesOf())}`);
+    const steadyKinds = (key: 'apiserverByKind' | 'hubByKind') =>
+      describeGrowth(atSettled[key], atSteady[key], names.length) || 'none';
+    say(
+      `steady state, API server requests by kind (the bench's own listings included): ${steadyKinds('apiserverByKind')}`,
+    );
+    say(`steady state, hub requests by kind: ${steadyKinds('hubByKind')}`);
     const perMinute = (key: 'apiserverWrites' | 'hubWrites' | 'hubRequests') =>
       ((atSteady[key] - atSettled[key]) * 60) / options.steady;
 

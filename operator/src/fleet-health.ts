@@ -5,7 +5,7 @@
 // no reconcile, no per-Monitor hub read and no status write.
 import type { Logger } from 'pino';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
-import { coarseP95Ms, coarseSuccessRate } from './coarse-figures.js';
+import { coarseSuccessRate } from './coarse-figures.js';
 import type { MonitorResourceStatus } from './monitor-resource-status.js';
 
 /** The last sweep's row of a hub monitor id; undefined when the last sweep did not list it (or none ran yet). */
@@ -17,17 +17,15 @@ export interface FleetHealth {
 interface HealthView {
   health: string | undefined;
   successRate: string | undefined;
-  p95Ms: number | undefined;
   lastRunResult: string | undefined;
 }
 
-/** The row's figures as withHealth would show them, coarse (ADR 0054), given the band the status shows now. */
-function viewOfRow(row: MonitorHealthRow, shownP95Ms: number | undefined): HealthView {
+/** The row's figures as withHealth would show them, coarse (ADR 0054); latency is not among them (ADR 0063). */
+function viewOfRow(row: MonitorHealthRow): HealthView {
   const ran = row.runCount > 0;
   return {
     health: ran ? row.status : 'unknown',
     successRate: ran ? coarseSuccessRate(row.successRate) : undefined,
-    p95Ms: ran ? coarseP95Ms(row.p95DurationMs, shownP95Ms) : undefined,
     lastRunResult: row.lastRunAt === null ? undefined : row.lastRunSuccess ? 'Passed' : 'Failed',
   };
 }
@@ -35,11 +33,10 @@ function viewOfRow(row: MonitorHealthRow, shownP95Ms: number | undefined): Healt
 /** Whether the row says something the status does not (as withHealth would write it from these figures). */
 export function healthDiffers(status: MonitorResourceStatus | undefined, row: MonitorHealthRow): boolean {
   const now = status ?? {};
-  const view = viewOfRow(row, now.p95Ms);
+  const view = viewOfRow(row);
   return (
     view.health !== now.health ||
     view.successRate !== now.successRate ||
-    view.p95Ms !== now.p95Ms ||
     view.lastRunResult !== now.lastRunResult
   );
 }

@@ -1,7 +1,8 @@
-// The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS, P95 and LAST RUN columns, the latest
-// run (id, result, first error, URL) and the `Healthy` condition. Figures come from `GET /metrics/monitors/{id}`
-// (docs/metrics.md) over its default period, shown coarse (coarse-figures.ts, ADR 0054).
-import { coarseP95Ms, coarseSuccessRate } from './coarse-figures.js';
+// The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS and LAST RUN columns, the latest run
+// (id, result, first error, URL) and the `Healthy` condition. Figures come from `GET /metrics/monitors/{id}`
+// (docs/metrics.md) over its default period, shown coarse (coarse-figures.ts, ADR 0054); latency is left to the
+// hub's console and `meerkat get` (ADR 0063).
+import { coarseSuccessRate } from './coarse-figures.js';
 import { setCondition, toKubeTime } from './monitor-conditions.js';
 import type { MonitorEvent } from './monitor-events.js';
 import type { Condition, MonitorResourceStatus } from './monitor-resource-status.js';
@@ -10,7 +11,6 @@ import type { Condition, MonitorResourceStatus } from './monitor-resource-status
 export interface MonitorHealthFigures {
   status: string;
   runs: { total: number; successRate: number };
-  latency: { p95DurationMs: number };
   lastRun: { id?: string; startedAt: string; durationMs: number; success: boolean } | null;
 }
 
@@ -61,7 +61,6 @@ export function withHealth(
   const {
     health: _health,
     successRate: _rate,
-    p95Ms: _p95,
     lastRun: _last,
     lastRunId: _id,
     lastRunResult: _result,
@@ -75,12 +74,7 @@ export function withHealth(
   return {
     ...rest,
     health: ran && health ? health : 'unknown',
-    ...(ran
-      ? {
-          successRate: coarseSuccessRate(figures.runs.successRate),
-          p95Ms: coarseP95Ms(figures.latency.p95DurationMs, status.p95Ms),
-        }
-      : {}),
+    ...(ran ? { successRate: coarseSuccessRate(figures.runs.successRate) } : {}),
     ...(last
       ? {
           lastRun: toKubeTime(new Date(Date.parse(last.startedAt) + last.durationMs)),

@@ -67,16 +67,6 @@ export const monitorResourceStatusSchema = z
           'successRate: optional. Success rate over the hub’s metrics period in whole percent, rounded down ' +
           '(`100%` only when every run passed), e.g. `99%`.',
       }),
-    p95Ms: z
-      .int()
-      .optional()
-      .meta({
-        description:
-          'p95Ms: optional. 95th percentile run duration over the period, in milliseconds, as the upper edge ' +
-          'of its band (1, 2 or 5 times a power of ten: 11 ms shows as 20); the band stays while the figure is ' +
-          'within one band of it, so the status moves when latency changes by a factor of about five, not with ' +
-          'each run.',
-      }),
     lastRun: z.string().optional().meta({
       description:
         'lastRun: optional. When the latest run finished, as of the last change of the health figures (RFC 3339).',

@@ -21,6 +21,7 @@ import type { Logger } from 'pino';
 import { kubeStatusOf } from '../../hub/src/kube/kube-status.js';
 import { createBackoff } from '../../hub/src/system/backoff.js';
 import { MONITOR_GROUP, MONITOR_VERSION, type MonitorResource } from './monitor-resource-status.js';
+import { trimForCache } from './trim-for-cache.js';
 import type { MonitorKey } from './reconcile-monitor.js';
 
 /** How a resource came: a watch event, or the planned resync of the cache. */
@@ -91,6 +92,7 @@ export function startResourceInformer<R extends Addressed>(
     };
     // Stopped while listing: the informer would otherwise open a watch nobody stops.
     if (stopped) throw Object.assign(new Error('the informer stopped'), { name: 'AbortError' });
+    answer.items.forEach(trimForCache);
     options.log.debug(
       {
         plural: options.plural,
@@ -192,7 +194,7 @@ class ObservedWatch extends Watch {
     let ended = false;
     const observe = (phase: string, object: unknown, event?: unknown) => {
       if (phase === 'ERROR' && (object as { code?: number } | undefined)?.code === 410) this.onGone();
-      callback(phase, object, event);
+      callback(phase, trimForCache(object), event);
     };
     const controller = await super.watch(path, queryParams, observe, (error: unknown) => {
       ended = true;

@@ -10,6 +10,7 @@ import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
 import { healthDiffers, startFleetHealthSweep, type FleetHealth } from './fleet-health.js';
 import { createHubAvailability, HubUnreachableError } from './hub-availability.js';
 import { createHubCopies, type HubCopies } from './hub-copies.js';
+import { keepAliveKubeConfig } from './keep-alive-kube-config.js';
 import { kubeMonitorResources } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
 import { kubeMonitorEvents } from './monitor-events.js';
@@ -73,7 +74,9 @@ export interface RunningOperator {
 /** Any answer to a GET of an id no monitor has (404 included) means the hub is there. */
 const PROBE_ID = 'meerkat-operator-probe';
 
-export function startOperator(options: OperatorOptions): RunningOperator {
+export function startOperator(operatorOptions: OperatorOptions): RunningOperator {
+  // Every API client made from it reuses its connections (keep-alive-kube-config.ts): no TLS handshake per call.
+  const options = { ...operatorOptions, kubeConfig: keepAliveKubeConfig(operatorOptions.kubeConfig) };
   const now = options.now ?? (() => new Date());
   const availability = createHubAvailability({
     probe: () => options.hub.getMonitor(PROBE_ID),

@@ -218,7 +218,7 @@ export const ledger: LedgerEntry[] = [
   },
   {
     file: 'docs/operator.md',
-    first: 'kubectl get mkm -A          # HEALTH, SUCCESS, P95, LAST RUN, SYNCED, AGE',
+    first: 'kubectl get mkm -A          # HEALTH, SUCCESS, LAST RUN, SYNCED, AGE',
     skip: '-A lists every Monitor of the reader’s cluster; NAME is one of theirs',
     coveredBy: 'test/operator/operator-status.kube.test.ts',
   },

@@ -148,7 +148,6 @@ describe('desiredStatus', () => {
     const figures: MonitorHealthFigures = {
       status: 'failing',
       runs: { total: 4, successRate: 50 },
-      latency: { p95DurationMs: 120.4 },
       lastRun: { id: 'run_4', startedAt: '2025-01-01T11:59:00.000Z', durationMs: 1000, success: false },
     };
     const details = { error: 'expected 200, got 503', url: 'https://meerkat.example/ui/runs/run_4' };
@@ -160,7 +159,6 @@ describe('desiredStatus', () => {
     expect(status).toMatchObject({
       health: 'failing',
       successRate: '50%',
-      p95Ms: 200,
       lastRun: '2025-01-01T11:59:01Z',
       lastRunId: 'run_4',
       lastRunResult: 'Failed',

@@ -3,10 +3,7 @@
 // `sync-now` putting back a copy changed in the hub.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
-import { claimRedisDatabase, type ClaimedRedisDatabase } from '../harness/database.js';
-import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
+import { describe, expect, it } from 'vitest';
 import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-resource.js';
 import { RUN_NOW_ANNOTATION, SYNC_NOW_ANNOTATION } from '../../operator/src/monitor-resource-status.js';
 import { eventually, kubeCluster } from '../kube/test-cluster.js';
@@ -18,39 +15,13 @@ import {
   setUpOperatorTests,
   untilSynced,
 } from './operator-fixture.js';
+import { useReportingHub } from './reporting-hub.js';
 
 const setup = setUpOperatorTests('operator-status');
 
 // A runner reports its result to a real `meerkat hub` process (which rolls results up into the metrics the
 // operator reads), on the same database as the test hub the operator talks to.
-const runnerKey = generateApiKey();
-let reportingHub: MeerkatProcess | undefined;
-let redisDatabase: ClaimedRedisDatabase | undefined;
-beforeAll(async () => {
-  redisDatabase = await claimRedisDatabase();
-  [reportingHub] = await startMeerkatProcesses(
-    {
-      DATABASE_URL: setup.hub.databaseUrl,
-      REDIS_URL: redisDatabase.url,
-      AUTH_API_KEYS: `acme:service:${hashApiKey(runnerKey)}`,
-      SECRETS_KEY: 'ef'.repeat(32),
-      LOCATIONS: 'default,eu-west,us-east',
-    },
-    [{ name: 'hub', args: ['hub'], ready: /hub API listening/ }],
-  );
-});
-afterAll(async () => {
-  await reportingHub?.process.stop();
-  await redisDatabase?.release();
-});
-
-function asRunner(method: string, path: string, body?: unknown) {
-  return fetch(new URL(path, reportingHub?.url), {
-    method,
-    headers: { authorization: `Bearer ${runnerKey}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const asRunner = useReportingHub(setup);
 
 async function annotate(name: string, annotations: Record<string, string>) {
   await kubectl(

@@ -37,12 +37,6 @@ export function buildMonitorCrd() {
     additionalPrinterColumns: [
       { name: 'Health', type: 'string', jsonPath: '.status.health' },
       { name: 'Success', type: 'string', jsonPath: '.status.successRate' },
-      {
-        name: 'P95',
-        type: 'integer',
-        jsonPath: '.status.p95Ms',
-        description: 'milliseconds, upper edge of the band',
-      },
       { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun' },
       { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
