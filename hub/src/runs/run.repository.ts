@@ -3,6 +3,7 @@ import { storableJsonColumn } from '../db/json-column.js';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { RunTable } from '../db/tables.js';
+import { liveDayRows } from '../metrics/live-rollups.repository.js';
 
 export type RunRow = Selectable<RunTable>;
 
@@ -161,7 +162,8 @@ export async function estimateRunTotal(
     .limit(1);
   // A day rollup row is kept per environment and for every environment under '' (metrics/hour-rollup.repository).
   const { rows } = await sql<{ estimate: string | null }>`
-    select sum(d.${sql.ref(column)}) as estimate from run_rollups_day d
+    select sum(d.${sql.ref(column)}) as estimate
+    from (${liveDayRows({ organizationId, environment: filter.environment ?? '', monitorIds: filter.monitorId === undefined ? undefined : [filter.monitorId] })}) d
     where d.organization_id = ${organizationId} and d.environment = ${filter.environment ?? ''}
       ${monitor} ${project}
       and d.day >= date_bin('1 day', (${oldest}), timestamptz 'epoch')`.execute(db);

@@ -19,6 +19,7 @@ import * as runDetailsCompaction from './0017-run-details-compaction.js';
 import * as notificationOutbox from './0018-notification-outbox.js';
 import * as narrowerRunIndexes from './0019-narrower-run-indexes.js';
 import * as roomForRollupUpdates from './0020-room-for-rollup-updates.js';
+import * as hourRollupsFromMinutes from './0022-hour-rollups-from-minutes.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0018-notification-outbox': notificationOutbox,
   '0019-narrower-run-indexes': narrowerRunIndexes,
   '0020-room-for-rollup-updates': roomForRollupUpdates,
+  '0022-hour-rollups-from-minutes': hourRollupsFromMinutes,
 };
