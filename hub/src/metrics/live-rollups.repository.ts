@@ -29,7 +29,7 @@ function scopeFilter(alias: string, scope: TierScope): RawBuilder<unknown> {
 /**
  * The hour rows as they would be had every result added itself to its hour (as before ADR 0062): the summed rows
  * before the watermark, and later hours summed from their minutes in the same statement (so in one snapshot
- * with the watermark). Columns as `run_rollups_hour`'s.
+ * with the watermark), in parentheses, to select from. Columns as `run_rollups_hour`'s.
  */
 export function liveHourRows(scope: TierScope): RawBuilder<Selectable<RunRollupHourTable>> {
   return liveHours(scope, sinceOf(scope)) as RawBuilder<Selectable<RunRollupHourTable>>;
@@ -37,7 +37,7 @@ export function liveHourRows(scope: TierScope): RawBuilder<Selectable<RunRollupH
 
 function liveHours(scope: TierScope, since: RawBuilder<unknown>): RawBuilder<unknown> {
   const fromHour = sql`date_bin('1 hour', ${since}, timestamptz 'epoch')`;
-  return sql`
+  return sql`(
     select h.organization_id, h.monitor_id, h.hour, h.environment, ${TIER_COLUMNS} from run_rollups_hour h
     where h.hour < ${HOURS_SUMMED_UNTIL} and h.hour >= ${fromHour} and h.environment = ${scope.environment}
       and ${scopeFilter('h', scope)}
@@ -45,19 +45,19 @@ function liveHours(scope: TierScope, since: RawBuilder<unknown>): RawBuilder<unk
       HOUR_TIER,
       minutePieces(sql`r.minute >= ${HOURS_SUMMED_UNTIL} and r.minute >= ${fromHour}
         and e.environment = ${scope.environment} and ${scopeFilter('r', scope)}`),
-    )})`;
+    )}))`;
 }
 
 /**
  * The day rows as readers see them: the whole days before the watermark's day as summed, and from that day on
- * summed from the hours as `liveHourRows` gives them. Columns as `run_rollups_day`'s.
+ * summed from the hours as `liveHourRows` gives them, in parentheses. Columns as `run_rollups_day`'s.
  */
 export function liveDayRows(scope: TierScope): RawBuilder<Selectable<RunRollupDayTable>> {
   const fromDay = sql`date_bin('1 day', ${sinceOf(scope)}, timestamptz 'epoch')`;
   const hours = liveHours(scope, sql`greatest(${DAY_OF_WATERMARK}, ${fromDay})`);
-  return sql<Selectable<RunRollupDayTable>>`
+  return sql<Selectable<RunRollupDayTable>>`(
     select d.organization_id, d.monitor_id, d.day, d.environment, ${TIER_COLUMNS} from run_rollups_day d
     where d.day < ${DAY_OF_WATERMARK} and d.day >= ${fromDay} and d.environment = ${scope.environment}
       and ${scopeFilter('d', scope)}
-    union all (${tierRows(DAY_TIER, hourPieces(sql`true`, sql`(${hours})`))})`;
+    union all (${tierRows(DAY_TIER, hourPieces(sql`true`, hours))}))`;
 }

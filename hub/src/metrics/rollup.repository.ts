@@ -126,7 +126,7 @@ export function rollupSource(scope: RollupScope) {
         t.duration_min_ms, t.duration_max_ms, t.histogram, t.error_classes, t.first_minute as first_at,
         ${column} + ${width} as internal_end, t.up_seconds as internal_up,
         ${KNOWN_SECONDS('t', segment.tier)} as internal_known, t.last_started_at, t.last_success
-      from (${table}) t where t.organization_id = ${scope.organizationId} and ${column} >= ${segment.from}
+      from ${table} t where t.organization_id = ${scope.organizationId} and ${column} >= ${segment.from}
         and ${column} < ${segment.to} and t.environment = ${scope.environment ?? ALL_ENVIRONMENTS}
         ${monitorFilter('t')}`;
   };

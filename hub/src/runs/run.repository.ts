@@ -163,7 +163,7 @@ export async function estimateRunTotal(
   // A day rollup row is kept per environment and for every environment under '' (metrics/hour-rollup.repository).
   const { rows } = await sql<{ estimate: string | null }>`
     select sum(d.${sql.ref(column)}) as estimate
-    from (${liveDayRows({ organizationId, environment: filter.environment ?? '', monitorIds: filter.monitorId === undefined ? undefined : [filter.monitorId] })}) d
+    from ${liveDayRows({ organizationId, environment: filter.environment ?? '', monitorIds: filter.monitorId === undefined ? undefined : [filter.monitorId] })} d
     where d.organization_id = ${organizationId} and d.environment = ${filter.environment ?? ''}
       ${monitor} ${project}
       and d.day >= date_bin('1 day', (${oldest}), timestamptz 'epoch')`.execute(db);
