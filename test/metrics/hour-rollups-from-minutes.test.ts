@@ -93,7 +93,7 @@ describe('hour and day rollups summed from minutes', () => {
   });
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null, clock: { now: () => NOW } });
-    // The migration leaves the watermark at the next real hour, ahead of these results: they add themselves.
+    // The migration leaves the watermark at the current real hour, after these results: they add themselves.
     await seed('per-run');
     before = await answers('per-run');
     await sql`update rollup_fold_watermark set hours_summed_until = ${BEFORE_DATA}`.execute(hub.db);
