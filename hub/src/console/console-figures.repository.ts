@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { ALL_ENVIRONMENTS } from '../metrics/hour-rollup.repository.js';
+import { liveDayRows, liveHourRows } from '../metrics/live-rollups.repository.js';
 import { KNOWN_SECONDS } from '../metrics/rollup-tier.repository.js';
 
 export interface UptimeDayRow {
@@ -27,8 +28,9 @@ export async function listUptimeDays(
 ): Promise<UptimeDayRow[]> {
   if (monitorIds.length === 0) return [];
   const afterNow = sql`greatest(0, extract(epoch from day + interval '1 day' - ${now}::timestamptz))`;
+  const days = liveDayRows({ organizationId, environment: ALL_ENVIRONMENTS, monitorIds, since });
   const rows = await db
-    .selectFrom('run_rollups_day as d')
+    .selectFrom(days.as('d'))
     .select([
       'monitor_id',
       'day',
@@ -83,8 +85,9 @@ export async function listHourCounts(
   organizationId: string,
   since: Date,
 ): Promise<Array<{ monitorId: string; hour: Date; runs: number; failures: number }>> {
+  const hours = liveHourRows({ organizationId, environment: ALL_ENVIRONMENTS, since });
   const rows = await db
-    .selectFrom('run_rollups_hour')
+    .selectFrom(hours.as('h'))
     .select(['monitor_id', 'hour', 'run_count', 'failure_count'])
     .where('organization_id', '=', organizationId)
     .where('environment', '=', ALL_ENVIRONMENTS)
@@ -110,8 +113,9 @@ export async function listFailingHours(
   since: Date,
 ): Promise<Array<{ monitorId: string; hour: Date; failures: number; endedFailing: boolean }>> {
   if (monitorIds.length === 0) return [];
+  const hours = liveHourRows({ organizationId, environment: ALL_ENVIRONMENTS, monitorIds, since });
   const rows = await db
-    .selectFrom('run_rollups_hour')
+    .selectFrom(hours.as('h'))
     .select(['monitor_id', 'hour', 'failure_count', 'last_success'])
     .where('organization_id', '=', organizationId)
     .where('environment', '=', ALL_ENVIRONMENTS)

@@ -336,6 +336,12 @@ export interface RunRollupHourTable {
 /** The same sums per UTC day (`day`); `first_minute` / `up_seconds` / `last_*` summarize the day. */
 export type RunRollupDayTable = Omit<RunRollupHourTable, 'hour'> & { day: Timestamp };
 
+/** One row: every hour before `hours_summed_until` is in `run_rollups_hour`, every whole day before it in the days. */
+export interface RollupFoldWatermarkTable {
+  id: Generated<boolean>;
+  hours_summed_until: Timestamp;
+}
+
 /** Per monitor and environment ('' for every environment): its latest finished, successful and failed run. */
 export interface MonitorLatestRunsTable {
   organization_id: string;
@@ -433,6 +439,7 @@ export interface Database {
   run_rollups_minute: RunRollupMinuteTable;
   run_rollups_hour: RunRollupHourTable;
   run_rollups_day: RunRollupDayTable;
+  rollup_fold_watermark: RollupFoldWatermarkTable;
   monitor_latest_runs: MonitorLatestRunsTable;
   slack_events: SlackEventTable;
   status_pages: StatusPageTable;

@@ -11,14 +11,20 @@ import {
   type TierIncrement,
 } from './rollup-tier.repository.js';
 
-/** Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces. */
-const hourPieces = (hourFilter: RawBuilder<unknown>) => sql`
+/**
+ * Hour rollup rows matching `hourFilter` (a condition on `h`) as tier pieces, from `hours` (the table, or the
+ * hours as readers see them: `liveHourRows`).
+ */
+export const hourPieces = (
+  hourFilter: RawBuilder<unknown>,
+  hours: RawBuilder<unknown> = sql`run_rollups_hour`,
+) => sql`
   select h.organization_id, h.monitor_id, h.environment, h.first_minute as first_at,
     h.hour + interval '1 hour' as internal_end, h.up_seconds as internal_up,
     ${KNOWN_SECONDS('h', 'hour')} as internal_known, h.run_count, h.success_count,
     h.failure_count, h.duration_count, h.duration_sum_ms, h.duration_min_ms, h.duration_max_ms, h.histogram,
     h.error_classes, h.last_started_at, h.last_success
-  from run_rollups_hour h where h.first_minute is not null and ${hourFilter}`;
+  from ${hours} h where h.first_minute is not null and ${hourFilter}`;
 
 /**
  * Recomputes the daily rows of every (monitor, environment, day) that has hour rows matching `hourFilter` (a

@@ -3,6 +3,7 @@ import { textArray, timestampArray } from '../db/array-params.js';
 import type { Db, Executor } from '../db/database.js';
 import { refreshDayRollups } from './day-rollup.repository.js';
 import { ALL_ENVIRONMENTS, hoursMissingMinutes, refreshHourRollups } from './hour-rollup.repository.js';
+import { enterRollupWrite } from './rollup-fold.repository.js';
 import { RUN_COUNT_COLUMNS, tierKeyRows, type TierKey } from './rollup-tier.repository.js';
 import { dayOf, hourOf } from './time-buckets.js';
 
@@ -35,8 +36,11 @@ export async function foldGapsIntoRollups(db: Db, limit: number): Promise<number
       where g.folded_at is null order by g.recorded_at limit ${limit}
       for update of g skip locked`.execute(tx);
     if (gaps.length === 0) return 0;
-    const hours = tierKeysOf(gaps, hourOf);
-    const days = tierKeysOf(gaps, dayOf);
+    // Hours from the watermark on are summed from these markers by the next pass (ADR 0062): only the rows already
+    // summed are recomputed here, so each gap counts once, in the row of its own hour and day.
+    const summedUntil = await enterRollupWrite(tx);
+    const hours = tierKeysOf(gaps, hourOf).filter((k) => k.at < summedUntil);
+    const days = tierKeysOf(gaps, dayOf).filter((k) => k.at < dayOf(summedUntil));
     // Minute, hour, then day rows: the order the run writers lock them in, so neither waits for the other in a cycle.
     await addGapMarkers(tx, gaps);
     await lockTierRows(tx, 'run_rollups_hour', 'hour', hours);

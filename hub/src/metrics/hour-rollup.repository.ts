@@ -18,7 +18,7 @@ export const ALL_ENVIRONMENTS = '';
  * Minute rollup rows matching `minuteFilter` (a condition on `r` and on `e.environment`, the piece's
  * environment) as tier pieces, each in its own environment and in every environment.
  */
-const minutePieces = (minuteFilter: RawBuilder<unknown>) => sql`
+export const minutePieces = (minuteFilter: RawBuilder<unknown>) => sql`
   select r.organization_id, r.monitor_id, e.environment, r.minute as first_at, r.minute as internal_end,
     0::float8 as internal_up, 0::float8 as internal_known, r.run_count, r.success_count, r.failure_count, r.duration_count, r.duration_sum_ms,
     r.duration_min_ms, r.duration_max_ms, r.histogram, r.error_classes, r.last_started_at, r.last_success

@@ -5,9 +5,10 @@ import { durationBucket } from './duration-histogram.js';
 import { addRunsToDays } from './day-rollup.repository.js';
 import { addRunsToHours } from './hour-rollup.repository.js';
 import { recordLatestRuns } from './latest-runs.repository.js';
+import { enterRollupWrite } from './rollup-fold.repository.js';
 import { addRunsToRollups } from './rollup.repository.js';
 import { errorClassOfRun } from './run-error-class.js';
-import { minuteOf, runTimeOf } from './time-buckets.js';
+import { dayOf, hourOf, minuteOf, runTimeOf } from './time-buckets.js';
 
 function mutableRunOf(run: RunRow): MutableRun {
   return {
@@ -20,9 +21,11 @@ function mutableRunOf(run: RunRow): MutableRun {
 }
 
 /**
- * Keeps the per-minute rollups, the hour and day rows above them, and each monitor's latest runs: one statement
- * per table for all the runs of a write. It runs inside the transaction that records the runs, and a run is
- * recorded once, so each run is counted exactly once even when its job is delivered twice.
+ * Keeps the per-minute rollups and each monitor's latest runs: one statement per table for all the runs of a
+ * write. A run's hour and day rows are summed from its minute later (`sumHoursFromMinutes`, ADR 0062); only a
+ * result in an hour already summed adds itself to its hour row, and to its day row when that day is summed. It
+ * runs inside the transaction that records the runs, and a run is recorded once, so each run is counted exactly
+ * once even when its job is delivered twice.
  */
 export const rollupHook: RunFinishedHook = {
   name: 'metrics-rollups',
@@ -47,9 +50,16 @@ export const rollupHook: RunFinishedHook = {
         errorClass: success ? null : errorClassOfRun(run.steps),
       };
     });
+    const summedUntil = await enterRollupWrite(tx);
     await addRunsToRollups(tx, increments);
-    await addRunsToHours(tx, increments);
-    await addRunsToDays(tx, increments);
+    await addRunsToHours(
+      tx,
+      increments.filter((run) => hourOf(run.minute) < summedUntil),
+    );
+    await addRunsToDays(
+      tx,
+      increments.filter((run) => dayOf(run.minute) < dayOf(summedUntil)),
+    );
     await recordLatestRuns(tx, runs);
   },
 };

@@ -35,9 +35,33 @@ export async function refreshTier(
   tier: RollupTier,
   pieces: RawBuilder<unknown>,
 ): Promise<void> {
+  await sql`
+    insert into ${sql.table(tier.table)} (organization_id, monitor_id, ${sql.ref(tier.column)}, environment,
+      ${TIER_COLUMNS})
+    ${tierRows(tier, pieces)}
+    on conflict (organization_id, monitor_id, ${sql.ref(tier.column)}, environment) do update set
+      run_count = excluded.run_count, success_count = excluded.success_count,
+      failure_count = excluded.failure_count, duration_count = excluded.duration_count,
+      duration_sum_ms = excluded.duration_sum_ms, duration_min_ms = excluded.duration_min_ms,
+      duration_max_ms = excluded.duration_max_ms, histogram = excluded.histogram,
+      error_classes = excluded.error_classes, first_minute = excluded.first_minute,
+      up_seconds = excluded.up_seconds, known_seconds = excluded.known_seconds, last_started_at = excluded.last_started_at,
+      last_success = excluded.last_success`.execute(db);
+}
+
+/** The columns of a tier row after its key (organization, monitor, hour or day, environment), as `tierRows` gives them. */
+export const TIER_COLUMNS = sql`run_count, success_count, failure_count, duration_count, duration_sum_ms,
+  duration_min_ms, duration_max_ms, histogram, error_classes, first_minute, up_seconds, known_seconds,
+  last_started_at, last_success`;
+
+/**
+ * The rows of `tier` that `pieces` sum to (see `refreshTier`), as a query with the table's columns: its key
+ * (`organization_id`, `monitor_id`, the tier's column, `environment`), then TIER_COLUMNS.
+ */
+export function tierRows(tier: RollupTier, pieces: RawBuilder<unknown>): RawBuilder<unknown> {
   const width = sql.raw(`interval '${tier.width}'`);
   const key = sql`organization_id, monitor_id, bucket, environment`;
-  await sql`
+  return sql`
     with scoped as (
       select p.*, date_bin(${width}, p.first_at, timestamptz 'epoch') as bucket from (${pieces}) p
     ), spans as (
@@ -67,24 +91,13 @@ export async function refreshTier(
         max(last_started_at) as last_started_at, bool_or(last_success) filter (where from_last = 1) as last_success
       from spans group by 1, 2, 3, 4
     )
-    insert into ${sql.table(tier.table)} (organization_id, monitor_id, ${sql.ref(tier.column)}, environment,
-      run_count, success_count, failure_count, duration_count, duration_sum_ms, duration_min_ms, duration_max_ms,
-      histogram, error_classes, first_minute, up_seconds, known_seconds, last_started_at, last_success)
-    select t.organization_id, t.monitor_id, t.bucket, t.environment, t.run_count, t.success_count, t.failure_count,
-      t.duration_count, t.duration_sum_ms, t.duration_min_ms, t.duration_max_ms,
-      coalesce(hi.counts, '{}'::jsonb), coalesce(er.counts, '{}'::jsonb), t.first_minute, t.up_seconds,
-      t.known_seconds, t.last_started_at, t.last_success
+    select t.organization_id, t.monitor_id, t.bucket as ${sql.ref(tier.column)}, t.environment, t.run_count,
+      t.success_count, t.failure_count, t.duration_count, t.duration_sum_ms, t.duration_min_ms, t.duration_max_ms,
+      coalesce(hi.counts, '{}'::jsonb) as histogram, coalesce(er.counts, '{}'::jsonb) as error_classes,
+      t.first_minute, t.up_seconds, t.known_seconds, t.last_started_at, t.last_success
     from totals t
     left join histograms hi using (organization_id, monitor_id, bucket, environment)
-    left join errors er using (organization_id, monitor_id, bucket, environment)
-    on conflict (organization_id, monitor_id, ${sql.ref(tier.column)}, environment) do update set
-      run_count = excluded.run_count, success_count = excluded.success_count,
-      failure_count = excluded.failure_count, duration_count = excluded.duration_count,
-      duration_sum_ms = excluded.duration_sum_ms, duration_min_ms = excluded.duration_min_ms,
-      duration_max_ms = excluded.duration_max_ms, histogram = excluded.histogram,
-      error_classes = excluded.error_classes, first_minute = excluded.first_minute,
-      up_seconds = excluded.up_seconds, known_seconds = excluded.known_seconds, last_started_at = excluded.last_started_at,
-      last_success = excluded.last_success`.execute(db);
+    left join errors er using (organization_id, monitor_id, bucket, environment)`;
 }
 
 /** A row of a tier one run changed: its monitor's environment and time `at` (the hour or the day). */

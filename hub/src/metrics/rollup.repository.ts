@@ -4,6 +4,8 @@ import type { Executor } from '../db/database.js';
 import { dayPartitionsOf } from '../db/day-partitions.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
+import { liveDayRows, liveHourRows } from './live-rollups.repository.js';
+import { HOURS_SUMMED_UNTIL } from './rollup-fold.repository.js';
 import {
   addRunCounts,
   KNOWN_SECONDS,
@@ -110,7 +112,13 @@ export function rollupSource(scope: RollupScope) {
         from run_rollups_minute r where r.organization_id = ${scope.organizationId} and r.minute >= ${segment.from}
           and ${last ? sql`r.minute <= ${segment.to}` : sql`r.minute < ${segment.to}`} ${monitorFilter('r')}
           ${scope.environment === undefined ? sql`` : sql`and r.environment = ${scope.environment}`}`;
-    const table = segment.tier === 'hour' ? sql`run_rollups_hour` : sql`run_rollups_day`;
+    const tierScope = {
+      organizationId: scope.organizationId,
+      environment: scope.environment ?? ALL_ENVIRONMENTS,
+      monitorIds: scope.monitorId === undefined ? undefined : [scope.monitorId],
+      since: segment.from,
+    };
+    const table = segment.tier === 'hour' ? liveHourRows(tierScope) : liveDayRows(tierScope);
     const column = sql.ref(`t.${segment.tier}`);
     const width = segment.tier === 'hour' ? sql`interval '1 hour'` : sql`interval '1 day'`;
     return sql`
@@ -238,14 +246,19 @@ export async function resultsBefore(
   environment: string | undefined,
 ): Promise<Map<string, boolean | null>> {
   if (monitorIds.length === 0) return new Map();
-  const fromHours = sql`(select h.last_success from run_rollups_hour h
+  // The hours not yet summed end in their last minute row (ADR 0062); hours before the watermark are summed.
+  const fromMinutesNotSummed = sql`(select r.last_success from run_rollups_minute r
+    where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.minute >= ${HOURS_SUMMED_UNTIL}
+      and r.minute < ${hourOf(before)} ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}
+    order by r.minute desc, r.last_started_at desc limit 1)`;
+  const fromHours = sql`${fromMinutesNotSummed} union all (select h.last_success from run_rollups_hour h
     where h.organization_id = ${organizationId} and h.monitor_id = m.id and h.hour < ${hourOf(before)}
-      and h.environment = ${environment ?? ALL_ENVIRONMENTS}
+      and h.hour < ${HOURS_SUMMED_UNTIL} and h.environment = ${environment ?? ALL_ENVIRONMENTS}
     order by h.hour desc limit 1)`;
   // Without an ORDER BY, a UNION ALL under LIMIT 1 reads its second branch only when the first has no row.
   const prior =
     tier === 'hour'
-      ? fromHours
+      ? sql`${fromHours} limit 1`
       : sql`(select r.last_success from run_rollups_minute r
           where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.minute < ${before}
             ${environment === undefined ? sql`` : sql`and r.environment = ${environment}`}

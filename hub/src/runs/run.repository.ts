@@ -189,11 +189,23 @@ export async function estimateRunTotal(
     .orderBy('runs.created_at', 'asc')
     .limit(1);
   // A day rollup row is kept per environment and for every environment under '' (metrics/hour-rollup.repository).
+  // Days from the one the hours are summed until are still in their hour rows and, after the watermark, in their
+  // minutes (docs/adr/0062-hour-and-day-rollups-from-minutes.md): counts add up across the three.
+  const summedUntil = sql`(select hours_summed_until from rollup_fold_watermark)`;
+  const summedDay = sql`date_bin('1 day', ${summedUntil}, timestamptz 'epoch')`;
+  const count = sql.ref(column);
   const { rows } = await sql<{ estimate: string | null }>`
-    select sum(d.${sql.ref(column)}) as estimate from run_rollups_day d
+    select sum(d.n) as estimate from (
+      select organization_id, monitor_id, environment, day as at, ${count} as n from run_rollups_day
+        where day < ${summedDay}
+      union all select organization_id, monitor_id, environment, hour, ${count} from run_rollups_hour
+        where hour >= ${summedDay} and hour < ${summedUntil}
+      union all select organization_id, monitor_id, e.environment, minute, ${count}
+        from run_rollups_minute cross join lateral (values (environment), ('')) e(environment)
+        where minute >= ${summedUntil}) d
     where d.organization_id = ${organizationId} and d.environment = ${filter.environment ?? ''}
       ${monitor} ${project}
-      and d.day >= date_bin('1 day', (${oldest}), timestamptz 'epoch')`.execute(db);
+      and d.at >= date_bin('1 day', (${oldest}), timestamptz 'epoch')`.execute(db);
   return Number(rows[0]?.estimate ?? 0);
 }
 

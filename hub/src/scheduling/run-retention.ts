@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { DayPartitions } from '../db/day-partitions.js';
 import { forgetLatestRunsBefore } from '../metrics/latest-runs.repository.js';
+import { readHoursSummedUntil } from '../metrics/rollup-fold.repository.js';
 import { minuteRollupPartitions } from '../metrics/rollup.repository.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
@@ -22,8 +23,13 @@ interface Retention {
  * day that straddles the cutoff is kept until it has passed, so a row is kept between `retentionDays` and one day
  * more. Resolves with the cutoff and the count of default rows deleted.
  */
-async function deleteExpired(partitions: DayPartitions, { db, clock, retentionDays }: Retention) {
-  const before = new Date(clock.now().getTime() - retentionDays * DAY_MS);
+async function deleteExpired(
+  partitions: DayPartitions,
+  { db, clock, retentionDays }: Retention,
+  keepFrom?: Date,
+) {
+  const cutoff = clock.now().getTime() - retentionDays * DAY_MS;
+  const before = new Date(Math.min(cutoff, keepFrom?.getTime() ?? cutoff));
   await partitions.dropBefore(db, before);
   let deleted = 0;
   for (;;) {
@@ -45,9 +51,13 @@ export async function deleteExpiredRuns(options: Retention): Promise<number> {
   return deleted + folds.deleted;
 }
 
-/** Deletes minute rollups past their retention (docs/adr/0024): hour and day rows keep what they summed. */
+/**
+ * Deletes minute rollups past their retention (docs/adr/0024): hour and day rows keep what they summed. Minutes
+ * from the hour the rollups are summed until are kept whatever their age, until a pass has summed them (ADR 0062).
+ */
 export async function deleteExpiredMinuteRollups(options: Retention): Promise<number> {
-  return (await deleteExpired(minuteRollupPartitions, options)).deleted;
+  const summedUntil = await readHoursSummedUntil(options.db);
+  return (await deleteExpired(minuteRollupPartitions, options, summedUntil)).deleted;
 }
 
 /**

@@ -9,6 +9,7 @@ import { startRunDetailsCompaction } from '../scheduling/run-details-compaction.
 import { startRunFold } from '../scheduling/run-fold.js';
 import { accountedSlots } from '../ledger/slot-gap.repository.js';
 import { foldGapsIntoRollups } from '../metrics/gap-markers.repository.js';
+import { sumHoursFromMinutes } from '../metrics/rollup-fold.repository.js';
 import {
   drainScheduleOutbox,
   reconcileAllSchedules,
@@ -21,6 +22,10 @@ const SLOT_AUDIT_MS = 10_000;
 const GAP_FOLD_MS = 5_000;
 /** Gaps folded into the rollups per transaction. */
 const GAP_FOLD_BATCH = 1_000;
+/** Hours summed from minutes per transaction (docs/adr/0062-hour-and-day-rollups-from-minutes.md). */
+const HOUR_SUM_BATCH = 1;
+/** An hour is summed this long after it ends, so the results of its last minutes land first. */
+const HOUR_SUM_GRACE_MS = 5 * 60_000;
 
 /**
  * Keeps one schedule per (monitor, location) in Redis (docs/adr/0023-batched-run-jobs.md; the workers turn
@@ -113,9 +118,13 @@ export async function startScheduler(options: {
   const gapFold = startPeriodic(
     async () => {
       while ((await foldGapsIntoRollups(components.db, GAP_FOLD_BATCH)) === GAP_FOLD_BATCH);
+      const pass = { graceMs: HOUR_SUM_GRACE_MS, maxHours: HOUR_SUM_BATCH };
+      while (
+        (await sumHoursFromMinutes(components.db, { ...pass, now: systemClock.now() })) === HOUR_SUM_BATCH
+      );
     },
     GAP_FOLD_MS,
-    (error) => log.error({ err: error }, 'folding gaps into the rollups failed'),
+    (error) => log.error({ err: error }, 'folding gaps or summing hours into the rollups failed'),
   );
   log.info({ locations }, 'scheduler running');
   return {

@@ -20,6 +20,7 @@ import * as notificationOutbox from './0018-notification-outbox.js';
 import * as narrowerRunIndexes from './0019-narrower-run-indexes.js';
 import * as roomForRollupUpdates from './0020-room-for-rollup-updates.js';
 import * as runFolds from './0021-run-folds.js';
+import * as hourRollupsFromMinutes from './0022-hour-rollups-from-minutes.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0019-narrower-run-indexes': narrowerRunIndexes,
   '0020-room-for-rollup-updates': roomForRollupUpdates,
   '0021-run-folds': runFolds,
+  '0022-hour-rollups-from-minutes': hourRollupsFromMinutes,
 };
