@@ -32,12 +32,13 @@ function scopeFilter(alias: string, scope: TierScope): RawBuilder<unknown> {
  * with the watermark), in parentheses, to select from. Columns as `run_rollups_hour`'s.
  */
 export function liveHourRows(scope: TierScope): RawBuilder<Selectable<RunRollupHourTable>> {
-  return liveHours(scope, sinceOf(scope)) as RawBuilder<Selectable<RunRollupHourTable>>;
+  return liveHours(scope, sinceOf(scope));
 }
 
-function liveHours(scope: TierScope, since: RawBuilder<unknown>): RawBuilder<unknown> {
+/** The hour rows from the hour of `since` on: columns as `run_rollups_hour`'s. */
+function liveHours(scope: TierScope, since: RawBuilder<unknown>): RawBuilder<Selectable<RunRollupHourTable>> {
   const fromHour = sql`date_bin('1 hour', ${since}, timestamptz 'epoch')`;
-  return sql`(
+  return sql<Selectable<RunRollupHourTable>>`(
     select h.organization_id, h.monitor_id, h.hour, h.environment, ${TIER_COLUMNS} from run_rollups_hour h
     where h.hour < ${HOURS_SUMMED_UNTIL} and h.hour >= ${fromHour} and h.environment = ${scope.environment}
       and ${scopeFilter('h', scope)}
