@@ -74,6 +74,7 @@ try {
     warmupSeconds: options.warmup,
     windowSeconds: options.window,
     workers: options.workers,
+    schedulerInWorker: options['scheduler-in-worker'],
     targetUrl: target.url,
     production: options.production,
     nodeOptions: options['node-options'],
@@ -84,6 +85,7 @@ try {
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
       `${workload.workers} worker process(es) in split` +
+      (workload.schedulerInWorker === true ? ', the first with the scheduler' : '') +
       (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`) +
       (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`),
   );

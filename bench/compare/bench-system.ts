@@ -14,6 +14,8 @@ export interface Workload {
   windowSeconds: number;
   /** Worker processes of Meerkat split (`--workers`); the other systems are one process or pair. */
   workers: number;
+  /** `--scheduler-in-worker`: Meerkat split's first worker keeps the schedules, and no scheduler process runs. */
+  schedulerInWorker?: boolean;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
   /** `--production`: PostgreSQL durable (fsync on) and Meerkat's compiled build with NODE_ENV=production. */

@@ -17,6 +17,8 @@ const compareOptionsSchema = z
     window: seconds(1),
     // Worker processes of Meerkat split, for how throughput grows with a second worker.
     workers: z.coerce.number().int().min(1).max(8),
+    // Meerkat split without a scheduler process: its first worker keeps the schedules (`worker --with-scheduler`).
+    'scheduler-in-worker': z.boolean(),
     // NODE_OPTIONS of Meerkat's processes, to compare V8 flags on the same work: `--node-options=--max-semi-space-size=2`
     // (with `=`: a value that starts with a dash).
     'node-options': z.string().max(1000),
@@ -45,6 +47,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       warmup: { type: 'string', default: '60' },
       window: { type: 'string', default: '180' },
       workers: { type: 'string', default: '1' },
+      'scheduler-in-worker': { type: 'boolean', default: false },
       'node-options': { type: 'string', default: '' },
       'malloc-arena-max': { type: 'string' },
       systems: { type: 'string', default: systemNames.join(',') },
