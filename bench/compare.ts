@@ -79,6 +79,7 @@ try {
     production: options.production,
     nodeOptions: options['node-options'],
     mallocArenaMax: options['malloc-arena-max'],
+    mallocTrimThreshold: options['malloc-trim-threshold'],
   };
   say(machineLine());
   say(
@@ -87,7 +88,10 @@ try {
       `${workload.workers} worker process(es) in split` +
       (workload.schedulerInWorker === true ? ', the first with the scheduler' : '') +
       (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`) +
-      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`),
+      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`) +
+      (workload.mallocTrimThreshold === undefined
+        ? ''
+        : `; MALLOC_TRIM_THRESHOLD_ ${workload.mallocTrimThreshold}`),
   );
   say(
     options.production

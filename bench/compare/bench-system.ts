@@ -27,6 +27,8 @@ export interface Workload {
    * default, each keeping what its thread freed; undefined: glibc's default.
    */
   mallocArenaMax?: number | undefined;
+  /** MALLOC_TRIM_THRESHOLD_ of Meerkat's processes (`--malloc-trim-threshold`), in bytes; undefined: glibc's. */
+  mallocTrimThreshold?: number | undefined;
 }
 
 /** The environment a Meerkat process of the benchmark gets on top of its own settings. */
@@ -34,6 +36,9 @@ export const modeEnvironment = (workload: Workload): Record<string, string> => (
   ...(workload.production ? { NODE_ENV: 'production' } : {}),
   ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
   ...(workload.mallocArenaMax === undefined ? {} : { MALLOC_ARENA_MAX: String(workload.mallocArenaMax) }),
+  ...(workload.mallocTrimThreshold === undefined
+    ? {}
+    : { MALLOC_TRIM_THRESHOLD_: String(workload.mallocTrimThreshold) }),
 });
 
 export interface CheckFigures {

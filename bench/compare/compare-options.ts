@@ -24,6 +24,14 @@ const compareOptionsSchema = z
     'node-options': z.string().max(1000),
     // MALLOC_ARENA_MAX of Meerkat's processes, to compare what glibc's per-thread arenas keep; unset: glibc's default.
     'malloc-arena-max': z.coerce.number().int().min(1).max(64).optional(),
+    // MALLOC_TRIM_THRESHOLD_ of Meerkat's processes: free memory at the top of a glibc heap above it goes back to the
+    // system at once; unset: glibc's default (128 KiB, raised as large blocks are freed).
+    'malloc-trim-threshold': z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1 << 30)
+      .optional(),
     systems: z
       .string()
       .transform((list) => list.split(',').filter(Boolean))
@@ -50,6 +58,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       'scheduler-in-worker': { type: 'boolean', default: false },
       'node-options': { type: 'string', default: '' },
       'malloc-arena-max': { type: 'string' },
+      'malloc-trim-threshold': { type: 'string' },
       systems: { type: 'string', default: systemNames.join(',') },
       production: { type: 'boolean', default: false },
     },
