@@ -74,18 +74,24 @@ try {
     warmupSeconds: options.warmup,
     windowSeconds: options.window,
     workers: options.workers,
+    schedulerInWorker: options['scheduler-in-worker'],
     targetUrl: target.url,
     production: options.production,
     nodeOptions: options['node-options'],
     mallocArenaMax: options['malloc-arena-max'],
+    mallocTrimThreshold: options['malloc-trim-threshold'],
   };
   say(machineLine());
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
       `${workload.workers} worker process(es) in split` +
+      (workload.schedulerInWorker === true ? ', the first with the scheduler' : '') +
       (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`) +
-      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`),
+      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`) +
+      (workload.mallocTrimThreshold === undefined
+        ? ''
+        : `; MALLOC_TRIM_THRESHOLD_ ${workload.mallocTrimThreshold}`),
   );
   say(
     options.production
