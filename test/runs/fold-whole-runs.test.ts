@@ -1,74 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
-import { jsonColumn } from '../../hub/src/db/json-column.js';
 import { accountedSlots } from '../../hub/src/ledger/slot-gap.repository.js';
 import { runsInWindow } from '../../hub/src/notifications/run-history.repository.js';
 import { compactPassingRuns } from '../../hub/src/runs/run-compaction.repository.js';
 import { foldCompactedRuns } from '../../hub/src/runs/run-fold.repository.js';
 import { databaseEngines } from '../harness/engines.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import { HOUR, insertRuns, MINUTE, NOW, PASSES_AROUND_FAILURES, START } from './fold-fixtures.js';
 import { monitorAgainst, type Target } from './run-fixtures.js';
 import { freshDatabaseWithMonitor } from './run-rows.js';
 
 // With folds on, passing runs stay whole until the fold takes them and compacts their steps as it folds them: the
 // compaction's update of each passing run is not written (docs/adr/0066-fold-whole-passing-runs.md).
-const HOUR = 3_600_000;
-const MINUTE = 60_000;
-const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR + 30 * MINUTE);
-/** Two days ago, five minutes into the hour: ten runs a minute apart stay in one hour. */
-const START = NOW.getTime() - 48 * HOUR - 25 * MINUTE;
 /** Where RUN_FOLD_AFTER_MINUTES 1440 puts the fold's cutoff at NOW: the start of the hour a day ago. */
 const FOLD_BEFORE = new Date(Math.floor((NOW.getTime() - 1440 * MINUTE) / HOUR) * HOUR);
 /** RUN_DETAILS_KEEP_MINUTES 60. */
 const DETAILS_BEFORE = new Date(NOW.getTime() - 60 * MINUTE);
-
-const detailedSteps = [
-  {
-    nodeId: 'get',
-    type: 'HTTP_REQUEST',
-    status: 'passed',
-    durationMs: 12,
-    response: { status: 200, excerpt: `{"padding":"${'x'.repeat(500)}"}` },
-  },
-];
-
-/** Runs of mon-1 a minute apart from `start`, passing but for 'fail'; their ids by index. */
-async function insertRuns(
-  db: Db,
-  outcomes: ReadonlyArray<'pass' | 'fail'>,
-  options: { start?: number; id?: (i: number) => string } = {},
-): Promise<string[]> {
-  const { start = START, id = () => `run_${randomUUID()}` } = options;
-  const ids: string[] = [];
-  for (const [i, outcome] of outcomes.entries()) {
-    const slot = new Date(start + i * MINUTE);
-    const runId = id(i);
-    ids.push(runId);
-    await db
-      .insertInto('runs')
-      .values({
-        organization_id: 'acme',
-        id: runId,
-        monitor_id: 'mon-1',
-        execution_group_id: `grp_${randomUUID()}`,
-        location: 'default',
-        environment: 'production',
-        status: outcome === 'pass' ? 'completed' : 'failed',
-        triggered_by: 'schedule',
-        schedule_slot: String(slot.getTime()),
-        started_at: new Date(slot.getTime() + 250),
-        completed_at: new Date(slot.getTime() + 262),
-        duration_ms: 12.5,
-        success: outcome === 'pass',
-        errors: jsonColumn(outcome === 'pass' ? [] : ['status 500']),
-        steps: jsonColumn(detailedSteps),
-        created_at: slot,
-      })
-      .execute();
-  }
-  return ids;
-}
 
 const compactLeavingToFold = (db: Db, keepLatest: number) =>
   compactPassingRuns(db, {
@@ -109,19 +56,7 @@ describe.each(databaseEngines)('folding whole passing runs on $name', (engine) =
   });
 
   it('leaves passing runs unwritten by the compaction, then folds those it would have compacted', async () => {
-    //                         0       1       2       3       4       5       6       7       8       9
-    const ids = await insertRuns(db, [
-      'pass',
-      'pass',
-      'fail',
-      'fail',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-    ]);
+    const ids = await insertRuns(db, PASSES_AROUND_FAILURES);
     expect((await compactLeavingToFold(db, 3)).compacted).toBe(0);
     expect([...(await rowsById(db)).values()].every((compacted) => compacted === null)).toBe(true);
 
