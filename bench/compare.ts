@@ -29,6 +29,19 @@ const starters: Record<SystemName, (workload: Workload) => Promise<RunningSystem
 };
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** The message and every cause's message not already in it: undici's "fetch failed" names nothing on its own. */
+function withCauses(error: unknown): string {
+  let text = message(error);
+  for (let cause = error instanceof Error ? error.cause : undefined; cause !== undefined;) {
+    const own =
+      cause instanceof Error && 'code' in cause
+        ? `${message(cause)} (${String(cause.code)})`
+        : message(cause);
+    if (!text.includes(message(cause))) text += `: ${own}`;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return text;
+}
 
 const interrupted = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -118,7 +131,7 @@ try {
   }
 } catch (error) {
   exitCode = interrupted.signal.aborted ? 130 : 1;
-  say(`failed: ${message(error)}`);
+  say(`failed: ${withCauses(error)}`);
 } finally {
   while (running.length > 0) await stopNewest();
   // Exits even if a bounded step that timed out left a socket or timer behind.
