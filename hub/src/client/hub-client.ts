@@ -13,9 +13,11 @@ import type { OrganizationQuotaState, QuotaOverridesRow } from '../quotas/quota.
 import type { monitorHealthRowSchema } from './hub-answers.js';
 import { answers, HubAnswerError, readAnswer, readErrorAnswer } from './hub-answers.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
+import { sendWithRetries, type RetryWhen } from './transport-retry.js';
 
 export type { MaintenanceWindow, Silence };
 export { HubAnswerError } from './hub-answers.js';
+export { HubTransportError } from './transport-retry.js';
 
 /** A non-2xx answer from the hub, with its error body. */
 export class HubRequestError extends Error {
@@ -39,13 +41,30 @@ export type MonitorHealthRow = z.output<typeof monitorHealthRowSchema>;
 const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
 
 /**
+ * The POSTs that do what a PUT does (each item written by its id, no If-Match) or only read: sent again after a
+ * lost connection. Every other POST creates, triggers or mints, and the API has no idempotency key to make a second
+ * one harmless (docs/adr/0069-scheduler-lease.md).
+ */
+const REPEATABLE_POSTS = new Set(['/monitor/bulk', '/secrets/resolve']);
+
+/** Whether a request the hub may have received can be sent again (transport-retry.ts). */
+function retryWhen(method: string, url: URL): RetryWhen {
+  return method !== 'POST' || REPEATABLE_POSTS.has(url.pathname) ? 'repeatable' : 'unsent-only';
+}
+
+/**
  * fetch at the pace the hub's RateLimit headers allow, and waiting out the hub's 429 answers as their Retry-After
- * says (another client of the same key, or a hub that sends no policy), for at most a minute in all.
+ * says (another client of the same key, or a hub that sends no policy), for at most a minute in all. A request
+ * whose connection failed is sent again as retryWhen allows (transport-retry.ts).
  */
 async function fetchPastRateLimit(pacer: RequestPacer, url: URL, init: RequestInit): Promise<Response> {
+  const method = init.method ?? 'GET';
+  const when = retryWhen(method, url);
   for (let waited = 0; ;) {
     await pacer.beforeRequest();
-    const response = await fetch(url, init);
+    const response = await sendWithRetries({ method, url, when, signal: init.signal ?? undefined }, () =>
+      fetch(url, init),
+    );
     pacer.afterResponse(response.headers);
     const retryAfter = Math.max(1, Number(response.headers.get('retry-after') ?? Number.NaN));
     if (response.status !== 429 || !(retryAfter >= 1) || waited + retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS)
@@ -113,8 +132,11 @@ export function createHubClient(baseUrl: string, apiKey: string, options: HubCli
       },
       body: body === undefined ? null : JSON.stringify(body),
     });
-    if (response.status === 404 && method === 'GET') return { answer: undefined, headers: response.headers };
-    if (response.status === 204) return { answer: undefined, headers: response.headers };
+    // The body is read to its end either way, or the connection stays busy and the next request opens another.
+    if ((response.status === 404 && method === 'GET') || response.status === 204) {
+      await response.body?.cancel();
+      return { answer: undefined, headers: response.headers };
+    }
     const text = await response.text();
     if (!response.ok) {
       const answer = readErrorAnswer(text);

@@ -54,6 +54,22 @@ function createVerifier(settings: Readonly<Settings>, extraApiKeys: ApiKeyEntry[
   return createApiKeyVerifier([...settings.AUTH_API_KEYS, ...extraApiKeys]);
 }
 
+/**
+ * How long the API keeps an idle connection open. Node's default is 5 s, and undici (the fetch of the CLI, the
+ * operator and `bench:compare`) keeps a connection for the `Keep-Alive: timeout` the server sends less 1 s: a client
+ * whose timers run more than that late (a loaded machine) sends on a socket the hub has just closed, and fetch fails
+ * with "other side closed" or ECONNRESET. Past the 60 s idle timeout of the usual load balancers, which then close
+ * first; `headersTimeout` must exceed it, or Node closes the connection as it waits for the next request's headers.
+ */
+export const API_KEEP_ALIVE_MS = 65_000;
+const API_HEADERS_TIMEOUT_MS = API_KEEP_ALIVE_MS + 1_000;
+
+/** Sets the keep-alive timeouts of the API's server (API_KEEP_ALIVE_MS). */
+export function keepConnectionsAlive(server: Server): void {
+  server.keepAliveTimeout = API_KEEP_ALIVE_MS;
+  server.headersTimeout = API_HEADERS_TIMEOUT_MS;
+}
+
 /** Builds the app over opened components and listens on HOST:PORT. */
 export async function serveApi(options: ServeOptions): Promise<RunningApi> {
   const { settings, log, components, metricsRegistry } = options;
@@ -103,6 +119,7 @@ export async function serveApi(options: ServeOptions): Promise<RunningApi> {
     ...(metricsRegistry ? { requestObserver: createHttpRequestMetrics(metricsRegistry) } : {}),
   });
   const server = createServer(app);
+  keepConnectionsAlive(server);
   // Idle connections at once; requests in flight finish (answered with Connection: close) within the part of
   // SHUTDOWN_GRACE_SECONDS the process leaves them, then what is left is dropped.
   const { url, close } = await listen(server, settings.PORT, settings.HOST, {
