@@ -134,7 +134,8 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   if (dispatched.length > 0) {
     started(await startJobLocationsIfAny({ settings, log, components, hooks, locations: dispatched }));
   }
-  if (has('scheduling')) started(await startScheduler({ settings, log, components }));
+  if (has('scheduling'))
+    started(await startScheduler({ settings, log, components, registry: metrics.registry }));
   const api = has('api')
     ? started(
         await serveApi({

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
+import type { Registry } from 'prom-client';
 import type { Components } from './components.js';
+import { holdSchedulerLease } from '../scheduling/scheduler-lease.js';
 import { systemClock } from '../system/clock.js';
 import { startPeriodic } from '../system/periodic.js';
 import { startSlotAuditor } from '../ledger/slot-auditor.js';
@@ -44,8 +46,31 @@ export async function startScheduler(options: {
   settings: Readonly<Settings>;
   log: Logger;
   components: Components;
+  registry?: Registry | undefined;
 }): Promise<{ close(): Promise<void> }> {
   const { settings, log, components } = options;
+  // PGlite is one database in one process: no other scheduler can open it, and there is no lease to take.
+  if (settings.DATABASE_URL === undefined || components.database.embedded)
+    return startSchedulerWork(settings, log, components, () => Promise.resolve(true));
+  // The lease (docs/adr/0069-scheduler-lease.md): a stand-by returns at once and schedules when it takes it.
+  return holdSchedulerLease({
+    databaseUrl: settings.DATABASE_URL,
+    log,
+    registry: options.registry,
+    start: (lease) => startSchedulerWork(settings, log, components, lease.stillLeader),
+  });
+}
+
+/**
+ * The scheduler's work, in the process that holds the lease. `stillLeader` asks the server whether the lease still
+ * holds: the schedule sync, the one pass that queues slots (a restore after a loss), asks it before each pass.
+ */
+async function startSchedulerWork(
+  settings: Readonly<Settings>,
+  log: Logger,
+  components: Components,
+  stillLeader: () => Promise<boolean>,
+): Promise<{ close(): Promise<void> }> {
   const locations = settings.LOCATIONS.map((l) => l.name);
   const { schedules } = components;
   const scheduling = { schedules, queue: components.runQueue };
@@ -53,12 +78,15 @@ export async function startScheduler(options: {
     await reconcileAllSchedules(components.db, scheduling, locations, log, options);
     await schedules.markSchedulesPresent(locations);
   };
-  await reconcileAll();
-  await drainScheduleOutbox(components.db, schedules);
+  if (await stillLeader()) {
+    await reconcileAll();
+    await drainScheduleOutbox(components.db, schedules);
+  }
 
   let lastFull = Date.now();
   const sync = startPeriodic(
     async () => {
+      if (!(await stillLeader())) return;
       const due = Date.now() - lastFull >= FULL_RECONCILE_MS;
       const missing = due ? '' : await schedules.missingSchedules(locations);
       if (missing !== '')
