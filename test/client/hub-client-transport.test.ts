@@ -1,5 +1,6 @@
 // The hub client against a real server that drops a kept-alive connection as the client sends on it again: the
-// race of a socket the server closes idle just as the client reuses it (docs/adr/0069-scheduler-lease.md).
+// race of a socket the server closes idle just as the client reuses it (docs/operations.md, "The hub client and
+// dropped connections").
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The hub API's server keeps an idle connection longer than its clients do, so a client never sends on a connection
-// the hub has just closed for idleness (docs/adr/0069-scheduler-lease.md, "The client").
+// the hub has just closed for idleness (docs/operations.md, "The hub client and dropped connections").
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';

@@ -43,7 +43,7 @@ const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
 /**
  * The POSTs that do what a PUT does (each item written by its id, no If-Match) or only read: sent again after a
  * lost connection. Every other POST creates, triggers or mints, and the API has no idempotency key to make a second
- * one harmless (docs/adr/0069-scheduler-lease.md).
+ * one harmless (docs/operations.md, "The hub client and dropped connections").
  */
 const REPEATABLE_POSTS = new Set(['/monitor/bulk', '/secrets/resolve']);
 

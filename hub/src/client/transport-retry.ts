@@ -1,7 +1,7 @@
-// What the hub client does when a request never got its answer (docs/adr/0069-scheduler-lease.md, "The client"):
-// the connection was refused, reset or closed under it. A kept-alive connection the hub closes just as the client
-// sends on it is the usual one; under load a client whose timers run late reuses a socket past the hub's idle
-// timeout. Such a request is sent again, with a short backoff, when sending it twice does what sending it once does.
+// What the hub client does when a request never got its answer (docs/operations.md, "The hub client and dropped
+// connections"): the connection was refused, reset or closed under it. A kept-alive connection the hub closes just as
+// the client sends on it is the usual one; under load a client whose timers run late reuses a socket past the hub's
+// idle timeout. Such a request is sent again, with a short backoff, when sending it twice does what once does.
 import { createBackoff, type BackoffPolicy } from '../system/backoff.js';
 
 /**
