@@ -21,7 +21,7 @@ const UNSENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
 const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 /** The transport code of a failed fetch (undici puts it on the error's cause), if it is one. */
-export function transportCode(error: unknown): string | undefined {
+function transportCode(error: unknown): string | undefined {
   const cause = error instanceof Error ? error.cause : undefined;
   for (const candidate of [cause, error]) {
     if (typeof candidate !== 'object' || candidate === null || !('code' in candidate)) continue;

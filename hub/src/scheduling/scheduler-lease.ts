@@ -24,7 +24,7 @@ export interface LeaseTimings {
   takeoverGraceMs: number;
 }
 
-export const DEFAULT_LEASE_TIMINGS: LeaseTimings = {
+const DEFAULT_LEASE_TIMINGS: LeaseTimings = {
   retryMs: 2_000,
   heartbeatMs: 1_000,
   heartbeatTimeoutMs: 1_000,
