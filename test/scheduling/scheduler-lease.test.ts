@@ -145,7 +145,7 @@ describe('the scheduler lease', () => {
     } finally {
       await Promise.all([a.lease.close(), b.lease.close()]);
     }
-  });
+  }, 60_000);
 
   it('stops a leader whose backend is terminated before the other starts, and it stands by', async () => {
     await reset();
@@ -168,7 +168,7 @@ describe('the scheduler lease', () => {
     } finally {
       await Promise.all([a.lease.close(), b.lease.close()]);
     }
-  });
+  }, 60_000);
 
   it('keeps every slot ticked once through a seeded sequence of kills and terminated backends', async () => {
     const seed = Number(process.env.MEERKAT_LEASE_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -55,11 +55,12 @@ function createVerifier(settings: Readonly<Settings>, extraApiKeys: ApiKeyEntry[
 }
 
 /**
- * How long the API keeps an idle connection open. Node's default is 5 s, and undici (the fetch of the CLI, the
- * operator and `bench:compare`) keeps a connection for the `Keep-Alive: timeout` the server sends less 1 s: a client
- * whose timers run more than that late (a loaded machine) sends on a socket the hub has just closed, and fetch fails
- * with "other side closed" or ECONNRESET. Past the 60 s idle timeout of the usual load balancers, which then close
- * first; `headersTimeout` must exceed it, or Node closes the connection as it waits for the next request's headers.
+ * How long the API keeps an idle connection open. Node's default is 5 s, and Node 20's fetch (undici 6: the CLI, the
+ * operator, `bench:compare`) keeps a connection for the `Keep-Alive: timeout` the server sends less 2 s, on a timer
+ * of 1 s resolution: a client whose timers run late (a loaded machine) sends on a socket the hub has just closed,
+ * and fetch fails with "other side closed" or ECONNRESET. Longer than the 60 s idle timeout of the usual load
+ * balancers and ingress proxies, so that one never reuses a connection the hub closed; `headersTimeout` must exceed
+ * it, or Node closes the connection as it waits for the next request's headers.
  */
 export const API_KEEP_ALIVE_MS = 65_000;
 const API_HEADERS_TIMEOUT_MS = API_KEEP_ALIVE_MS + 1_000;
