@@ -5,10 +5,16 @@ import type { Db } from '../../hub/src/db/database.js';
 import { rollupHook } from '../../hub/src/metrics/rollup-hook.js';
 import { upsertMonitorRow } from '../../hub/src/monitors/monitor.repository.js';
 import type { ExecutedScheduledResult, RunFinishedHook } from '../../hub/src/runs/run-finished.js';
-import type { RunResult } from '../../hub/src/runs/run.repository.js';
+import {
+  insertFinishedScheduledRuns,
+  resultColumns,
+  type FinishedScheduledRun,
+  type RunResult,
+} from '../../hub/src/runs/run.repository.js';
 import { createScheduledRunWriter } from '../../hub/src/worker/scheduled-run-writer.js';
 import { databaseEngines } from '../harness/engines.js';
 import { jsonColumn } from '../../hub/src/db/json-column.js';
+import { insertMonitorRow } from './run-rows.js';
 
 const MINUTE = Date.parse('2026-03-02T10:15:00Z');
 const MONITORS = Array.from({ length: 30 }, (_, i) => `mon-${String(i).padStart(2, '0')}`);
@@ -173,5 +179,63 @@ describe.each(databaseEngines)('scheduled results written in batches, on $name',
 
     expect(rows.map((row) => row?.monitor_id)).toEqual(['mon-05', undefined]);
     expect(calls.at(-1)).toEqual(['mon-05']);
+  });
+});
+
+describe('a slot delivered twice at the same moment, on PostgreSQL', () => {
+  const engine = databaseEngines.find((candidate) => candidate.name === 'PostgreSQL');
+  if (engine === undefined) throw new Error('the PostgreSQL engine is listed in test/harness/engines.ts');
+
+  it('records it once: the insert that meets the other uncommitted row records nothing, its transaction goes on', async () => {
+    const { db, dispose } = await engine.open();
+    try {
+      await insertMonitorRow(db);
+      const slotMs = Math.floor(Date.now() / 60_000) * 60_000;
+      const finished = (id: string): FinishedScheduledRun => ({
+        organization_id: 'acme',
+        id,
+        monitor_id: 'mon-1',
+        execution_group_id: `grp-${id}`,
+        location: 'default',
+        environment: 'production',
+        schedule_slot: String(slotMs),
+        started_at: new Date(slotMs + 20),
+        ...resultColumns({
+          success: true,
+          errors: [],
+          steps: [],
+          completedAt: new Date(slotMs + 50),
+          durationMs: 30,
+        }),
+      });
+      let commitFirst = () => {};
+      const firstMayCommit = new Promise<void>((resolve) => (commitFirst = resolve));
+      let firstInserted = () => {};
+      const firstHasInserted = new Promise<void>((resolve) => (firstInserted = resolve));
+      const first = db.transaction().execute(async (tx) => {
+        const rows = await insertFinishedScheduledRuns(tx, [finished('run-first')]);
+        firstInserted();
+        await firstMayCommit;
+        return rows.map((row) => row.id);
+      });
+      await firstHasInserted;
+      const second = db.transaction().execute(async (tx) => {
+        const rows = await insertFinishedScheduledRuns(tx, [finished('run-second')]);
+        const { rows: runs } = await sql<{ id: string }>`select id from runs`.execute(tx);
+        return { inserted: rows.map((row) => row.id), runs: runs.map((run) => run.id) };
+      });
+      // The second insert waits on the slot key for the first transaction's row: the race, not a later delivery.
+      for (;;) {
+        const { rows } = await sql<{ waiting: string }>`select count(*) as waiting from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+        if (Number(rows[0]?.waiting) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      commitFirst();
+      expect(await first).toEqual(['run-first']);
+      expect(await second).toEqual({ inserted: [], runs: ['run-first'] });
+    } finally {
+      await dispose();
+    }
   });
 });

@@ -1,8 +1,9 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
 import { accountedSlots } from '../../hub/src/ledger/slot-gap.repository.js';
 import { runsInWindow } from '../../hub/src/notifications/run-history.repository.js';
-import { compactPassingRuns } from '../../hub/src/runs/run-compaction.repository.js';
+import { compactionCandidates, compactPassingRuns } from '../../hub/src/runs/run-compaction.repository.js';
 import { foldCompactedRuns } from '../../hub/src/runs/run-fold.repository.js';
 import { databaseEngines } from '../harness/engines.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
@@ -102,6 +103,45 @@ describe.each(databaseEngines)('folding whole passing runs on $name', (engine) =
     expect((await compactLeavingToFold(db, 1)).compacted).toBe(1);
     expect(await foldWholeRuns(db, 1)).toBe(0);
     expect([...(await rowsById(db)).values()]).toEqual(expect.arrayContaining([false, true, null]));
+  });
+});
+
+describe('the compaction with folds on (PostgreSQL)', () => {
+  const engine = databaseEngines.find((candidate) => candidate.name === 'PostgreSQL');
+  if (engine === undefined) throw new Error('the PostgreSQL engine is listed in test/harness/engines.ts');
+  const database = freshDatabaseWithMonitor(engine);
+
+  /** The indexes of `runs` a batch's query walks for its runs (a partition's index under its parent's name). */
+  const indexesWalked = (db: Db, leaveToFold: boolean) =>
+    db.transaction().execute(async (tx) => {
+      // Whether the planner can prove the batch's runs are in an index, not which it prefers for a few rows.
+      await sql`set local enable_seqscan = off`.execute(tx);
+      const query = compactionCandidates({
+        before: DETAILS_BEFORE,
+        cursor: undefined,
+        keepLatest: 1,
+        batch: 500,
+        leaveToFold,
+      });
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${query}`.execute(tx);
+      const names = rows.flatMap((row) =>
+        [...row['QUERY PLAN'].matchAll(/ using (\S+) on \S+ c(?:_\d+)? /g)].map((match) => match[1] ?? ''),
+      );
+      const { rows: parents } = await sql<{ name: string }>`
+        select distinct coalesce(p.relname, c.relname) as name from pg_class c
+          left join pg_inherits i on i.inhrelid = c.oid left join pg_class p on p.oid = i.inhparent
+        where c.relname = any(${names}::text[]) order by 1`.execute(tx);
+      return parents.map((row) => row.name);
+    });
+
+  it('walks only the runs a fold cannot hold, not the runs it leaves whole for the fold', async () => {
+    const db = database();
+    await insertRuns(db, ['pass', 'pass', 'pass']);
+    await insertRuns(db, ['pass', 'pass'], { id: (i) => `run_legacy-${i}`, start: START + 10 * MINUTE });
+    await sql`analyze runs`.execute(db);
+    expect(await indexesWalked(db, true)).toEqual(['runs_details_unfoldable']);
+    expect(await indexesWalked(db, false)).toEqual(['runs_details_uncompacted']);
+    expect((await compactLeavingToFold(db, 1)).examined).toBe(2);
   });
 });
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
+import { hasSqlState, SqlState } from '../db/errors.js';
 import { dayPartitionsOf } from '../db/day-partitions.js';
 import type { DurationBuckets } from './duration-histogram.js';
 import { ALL_ENVIRONMENTS } from './hour-rollup.repository.js';
@@ -33,24 +34,77 @@ export interface RollupIncrement extends RunCounts {
 }
 
 /**
- * Adds runs to their minutes, one statement for all; concurrent writers of the same minute serialize on the row.
- * At most one run per minute row (runs of distinct monitors): a statement may not update a row twice.
+ * Adds runs to their minutes; concurrent writers of the same minute serialize on the row. At most one run per
+ * minute row (runs of distinct monitors): a statement may not update a row twice. The minutes with no row yet (a
+ * run a minute: most) get a plain insert in a savepoint, the others the upsert: `on conflict` would make every new
+ * row a speculative insert and log a confirmation for it (48 bytes of WAL a run, docs/adr/0068). When another
+ * writer commits a new minute row between the check and the insert, the unique key refuses it: from the savepoint,
+ * the upsert of every run, as before.
  */
 export async function addRunsToRollups(db: Executor, runs: readonly RollupIncrement[]): Promise<void> {
   if (runs.length === 0) return;
+  if (!db.isTransaction) return db.transaction().execute((tx) => addRunsToRollups(tx, runs));
+  await sql`savepoint minute_rollups`.execute(db);
+  let upserted: readonly RollupIncrement[];
+  try {
+    const { rows } = await sql<MinuteKey>`
+      insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment,
+        ${RUN_COUNT_COLUMNS}, last_started_at, last_success)
+      ${incrementsOf(runs)}
+      where not exists (select 1 from run_rollups_minute x where x.organization_id = o and x.monitor_id = m
+        and x.minute = mi and x.location = l and x.environment = e)
+      order by n
+      returning organization_id, monitor_id, minute, location, environment`.execute(db);
+    await sql`release savepoint minute_rollups`.execute(db);
+    const inserted = new Set(rows.map(minuteKey));
+    upserted = runs.filter(
+      (run) =>
+        !inserted.has(
+          minuteKey({
+            organization_id: run.organizationId,
+            monitor_id: run.monitorId,
+            minute: run.minute,
+            location: run.location,
+            environment: run.environment,
+          }),
+        ),
+    );
+  } catch (error) {
+    if (!hasSqlState(error, SqlState.uniqueViolation)) throw error;
+    await sql`rollback to savepoint minute_rollups`.execute(db);
+    upserted = runs;
+  }
+  if (upserted.length === 0) return;
   await sql`
     insert into run_rollups_minute as r (organization_id, monitor_id, minute, location, environment,
       ${RUN_COUNT_COLUMNS}, last_started_at, last_success)
-    select o, m, mi, l, e, ${RUN_COUNT_VALUES}, st, s
-    from unnest(${runs.map((r) => r.organizationId)}::text[], ${runs.map((r) => r.monitorId)}::text[],
-      ${timestampArray(runs.map((r) => r.minute))}, ${runs.map((r) => r.location)}::text[],
-      ${runs.map((r) => r.environment)}::text[], ${runCountArrays(runs)}, ${timestampArray(runs.map((r) => r.startedAt))})
-      with ordinality as u(o, m, mi, l, e, s, d, b, c, st, n)
+    ${incrementsOf(upserted)}
     order by n
     on conflict (organization_id, monitor_id, minute, location, environment) do update set ${addRunCounts('r')},
       last_success = case when excluded.last_started_at >= r.last_started_at
         then excluded.last_success else r.last_success end,
       last_started_at = greatest(r.last_started_at, excluded.last_started_at)`.execute(db);
+}
+
+interface MinuteKey {
+  organization_id: string;
+  monitor_id: string;
+  minute: Date;
+  location: string;
+  environment: string;
+}
+
+/** A minute row's key as one string: which runs the plain insert wrote. */
+const minuteKey = (row: MinuteKey) =>
+  [row.organization_id, row.monitor_id, row.minute.getTime(), row.location, row.environment].join('\u0000');
+
+/** The runs as minute rows to insert, in order (`n`). */
+function incrementsOf(runs: readonly RollupIncrement[]) {
+  return sql`select o, m, mi, l, e, ${RUN_COUNT_VALUES}, st, s
+    from unnest(${runs.map((r) => r.organizationId)}::text[], ${runs.map((r) => r.monitorId)}::text[],
+      ${timestampArray(runs.map((r) => r.minute))}, ${runs.map((r) => r.location)}::text[],
+      ${runs.map((r) => r.environment)}::text[], ${runCountArrays(runs)}, ${timestampArray(runs.map((r) => r.startedAt))})
+      with ordinality as u(o, m, mi, l, e, s, d, b, c, st, n)`;
 }
 
 /** Which rollups a read covers: minutes `fromMinute` to `toMinute` inclusive, optionally narrowed. */

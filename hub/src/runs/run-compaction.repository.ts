@@ -16,28 +16,24 @@ export interface CompactionBatch {
   cursor: CompactionCursor | undefined;
 }
 
-/**
- * Compacts one batch of passing scheduled runs created before `before` and after `cursor` (docs/adr/0050): each
- * step keeps its node, type, status and duration; the request, response excerpt, timings, TLS facts and assertion
- * details go. A run stays whole when the run before it in its monitor and location did not pass (a folded run
- * passed, docs/adr/0061: a change of outcome, or its first run: marked so it is not looked at again), or when
- * fewer than `keepLatest` runs of its monitor and location are newer (left unmarked, so a later sweep compacts it
- * once newer runs came).
- */
-export async function compactPassingRuns(
-  db: Db,
-  options: {
-    before: Date;
-    cursor: CompactionCursor | undefined;
-    keepLatest: number;
-    batch: number;
-    /** Folds are on (docs/adr/0066): runs the fold can hold are left whole for it, not compacted first. */
-    leaveToFold?: boolean;
-  },
-): Promise<CompactionBatch> {
+interface CompactionOptions {
+  before: Date;
+  cursor: CompactionCursor | undefined;
+  keepLatest: number;
+  batch: number;
+  /**
+   * Folds are on (docs/adr/0066): runs the fold can hold are left whole for it, not compacted first. The batch
+   * then walks `runs_details_unfoldable` (migration 0023), the runs it may rewrite, not a day of runs left whole.
+   */
+  leaveToFold?: boolean;
+}
+
+/** The query of one batch's runs, in (created_at, id) order, with what decides whether each keeps its details. */
+export function compactionCandidates(options: CompactionOptions) {
   const { before, cursor, keepLatest, batch, leaveToFold = false } = options;
   const after = cursor ?? { createdAt: new Date(0), id: '' };
-  const { rows } = await sql<{
+  // `created_at >=` apart from the row comparison: `runs_details_uncompacted` holds `created_at` alone.
+  return sql<{
     organization_id: string;
     id: string;
     created_at: Date;
@@ -49,9 +45,21 @@ export async function compactPassingRuns(
     from runs c
     where c.success and c.triggered_by = 'schedule' and c.details_compacted is null and c.created_at < ${before}
       ${leaveToFold ? sql`and not ${foldableIds(sql`c`)}` : sql``}
-      and (c.created_at, c.id) > (${after.createdAt}, ${after.id})
+      and c.created_at >= ${after.createdAt} and (c.created_at, c.id) > (${after.createdAt}, ${after.id})
     order by c.created_at, c.id
-    limit ${batch}`.execute(db);
+    limit ${batch}`;
+}
+
+/**
+ * Compacts one batch of passing scheduled runs created before `before` and after `cursor` (docs/adr/0050): each
+ * step keeps its node, type, status and duration; the request, response excerpt, timings, TLS facts and assertion
+ * details go. A run stays whole when the run before it in its monitor and location did not pass (a folded run
+ * passed, docs/adr/0061: a change of outcome, or its first run: marked so it is not looked at again), or when
+ * fewer than `keepLatest` runs of its monitor and location are newer (left unmarked, so a later sweep compacts it
+ * once newer runs came).
+ */
+export async function compactPassingRuns(db: Db, options: CompactionOptions): Promise<CompactionBatch> {
+  const { rows } = await compactionCandidates(options).execute(db);
   const last = rows.at(-1);
   const compact = rows.filter((r) => !r.outcome_change && !r.latest);
   const changes = rows.filter((r) => r.outcome_change);
@@ -65,7 +73,7 @@ export async function compactPassingRuns(
   return {
     examined: rows.length,
     compacted: compact.length,
-    cursor: last === undefined ? cursor : { createdAt: last.created_at, id: last.id },
+    cursor: last === undefined ? options.cursor : { createdAt: last.created_at, id: last.id },
   };
 }
 

@@ -6,9 +6,12 @@ import { sql, type RawBuilder } from 'kysely';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
-/** Whether a fold can hold the run: its ids are `run_`/`grp_` and a UUID. */
+/**
+ * Whether a fold can hold the run: its ids are `run_`/`grp_` and a UUID. The patterns are literals, as in the
+ * predicate of `runs_details_unfoldable` (migration 0023), so the planner can prove a query's rows are in it.
+ */
 export const foldableIds = (run: RawBuilder<unknown>) =>
-  sql<boolean>`(${run}.id ~ ${`^run_${UUID}$`} and ${run}.execution_group_id ~ ${`^grp_${UUID}$`})`;
+  sql<boolean>`(${run}.id ~ ${sql.lit(`^run_${UUID}$`)} and ${run}.execution_group_id ~ ${sql.lit(`^grp_${UUID}$`)})`;
 
 /**
  * Whether the run before it in its monitor and location (a row, or a fold: folded runs passed) did not pass: a

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import { storableJsonColumn } from '../db/json-column.js';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
+import { hasSqlState, SqlState } from '../db/errors.js';
 import type { RunTable } from '../db/tables.js';
 import { findFoldedRun, foldHoldsSlot } from './run-fold.repository.js';
 
@@ -87,15 +88,32 @@ export type FinishedScheduledRun = Pick<
 /**
  * Finished scheduled runs in one insert, each once however often its slot's job is delivered (as
  * `insertScheduledRuns`), with one array parameter per column (db/array-params.ts): the rows returned are those
- * inserted, in the order given.
+ * inserted, in the order given. A plain insert of the slots not recorded yet, in a savepoint: `on conflict` would
+ * make each row a speculative insert and log a confirmation record for it (48 bytes of WAL a run, docs/adr/0068).
+ * Only when another delivery of a slot commits its run between the check and the insert does the unique key
+ * refuse it: the same insert again, `on conflict do nothing`, from the savepoint.
  */
 export async function insertFinishedScheduledRuns(
   db: Executor,
   rows: readonly FinishedScheduledRun[],
 ): Promise<RunRow[]> {
   if (rows.length === 0) return [];
+  if (!db.isTransaction) return db.transaction().execute((tx) => insertFinishedScheduledRuns(tx, rows));
+  await sql`savepoint finished_runs`.execute(db);
+  try {
+    const inserted = await finishedRunsInsert(rows, false).execute(db);
+    await sql`release savepoint finished_runs`.execute(db);
+    return inserted.rows;
+  } catch (error) {
+    if (!hasSqlState(error, SqlState.uniqueViolation)) throw error;
+    await sql`rollback to savepoint finished_runs`.execute(db);
+    return (await finishedRunsInsert(rows, true).execute(db)).rows;
+  }
+}
+
+function finishedRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
   const text = (pick: (row: FinishedScheduledRun) => string | null) => textArray(rows.map(pick));
-  const { rows: inserted } = await sql<RunRow>`
+  return sql<RunRow>`
     insert into runs (organization_id, id, monitor_id, execution_group_id, location, environment, status,
       triggered_by, schedule_slot, started_at, completed_at, duration_ms, success, errors, steps, created_at)
     select o, i, m, g, l, e, st, 'schedule', sl, sa, ca, d, su, er::jsonb, sp::jsonb, cr
@@ -107,12 +125,13 @@ export async function insertFinishedScheduledRuns(
       ${timestampArray(rows.map((r) => slotDueAt(r.schedule_slot)))})
       with ordinality as u(o, i, m, g, l, e, st, sl, sa, ca, d, su, er, sp, cr, n)
     -- A slot of an hour that is over may be folded already (docs/adr/0061): it is recorded once, not again.
-    where cr >= date_bin('1 hour', now(), timestamptz 'epoch')
-      or not ${foldHoldsSlot(sql`o`, sql`m`, sql`l`, sql`cr`)}
+    where (cr >= date_bin('1 hour', now(), timestamptz 'epoch')
+      or not ${foldHoldsSlot(sql`o`, sql`m`, sql`l`, sql`cr`)})
+      and not exists (select 1 from runs r where r.organization_id = o and r.monitor_id = m and r.created_at = cr
+        and r.location = l and r.schedule_slot = sl)
     order by n
-    on conflict (organization_id, monitor_id, location, schedule_slot, created_at) do nothing
-    returning *`.execute(db);
-  return inserted;
+    ${onConflict ? sql`on conflict (organization_id, monitor_id, location, schedule_slot, created_at) do nothing` : sql``}
+    returning *`;
 }
 
 /** A run by its id: its row, or what a fold keeps of it (docs/adr/0061-fold-old-passing-runs.md). */

@@ -21,6 +21,7 @@ import * as narrowerRunIndexes from './0019-narrower-run-indexes.js';
 import * as roomForRollupUpdates from './0020-room-for-rollup-updates.js';
 import * as runFolds from './0021-run-folds.js';
 import * as hourRollupsFromMinutes from './0022-hour-rollups-from-minutes.js';
+import * as narrowerCompactionCandidates from './0023-narrower-compaction-candidates.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0020-room-for-rollup-updates': roomForRollupUpdates,
   '0021-run-folds': runFolds,
   '0022-hour-rollups-from-minutes': hourRollupsFromMinutes,
+  '0023-narrower-compaction-candidates': narrowerCompactionCandidates,
 };
