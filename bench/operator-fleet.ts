@@ -5,6 +5,7 @@
 // then a steady-state window (writes a minute, which should be none) and how long one edit takes to reach the hub.
 // Everything listens on loopback, every wait is bounded, everything started is stopped at the end.
 // Usage: npm run bench:operator -- --monitors 1000 [--steady 120] [--sync-timeout 1800] [--settle-timeout 600]
+//   [--cpu-profile-dir DIR] (the operator's CPU profile of the sync; read it with bench/profile/top-frames.ts)
 import { readdirSync, readFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { cpus, totalmem } from 'node:os';
@@ -49,6 +50,8 @@ const options = z
     'sync-timeout': z.coerce.number().int().min(60).max(7_200),
     'settle-timeout': z.coerce.number().int().min(0).max(7_200),
     workers: z.coerce.number().int().min(1).max(64),
+    // A folder for a V8 CPU profile of the operator from the first creation until all are Synced.
+    'cpu-profile-dir': z.string().min(1).optional(),
   })
   .parse(
     parseArgs({
@@ -59,9 +62,17 @@ const options = z
         'settle-timeout': { type: 'string', default: '600' },
         // OPERATOR_WORKERS as the chart leaves it (charts/meerkat/values.yaml, operator.workers).
         workers: { type: 'string', default: '16' },
+        'cpu-profile-dir': { type: 'string' },
       },
     }).values,
   );
+
+/** The operator's environment for a CPU profile toggled by SIGUSR2, written to `folder`; none without a folder. */
+function profilerEnvironment(folder: string | undefined): Record<string, string> {
+  if (folder === undefined) return {};
+  const preload = new URL('./profile/cpu-profile-on-signal.js', import.meta.url).pathname;
+  return { NODE_OPTIONS: `--import=${preload}`, CPU_PROFILE_DIR: folder };
+}
 
 /** CPU seconds (user + system) and peak RSS of a process, from /proc. */
 function processUsage(pid: number): { cpuSeconds: number; peakRssMiB: number } {
@@ -145,6 +156,7 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'info',
         OPERATOR_STATUS_SECONDS: String(STATUS_SECONDS),
         OPERATOR_WORKERS: String(options.workers),
+        ...profilerEnvironment(options['cpu-profile-dir']),
       },
       /controller started/,
       120_000,
@@ -178,6 +190,8 @@ async function main(): Promise<void> {
     };
 
     const before = await counters();
+    // The profiler's toggle (bench/profile/cpu-profile-on-signal.js): started here, written once all are Synced.
+    if (options['cpu-profile-dir'] !== undefined) process.kill(pid, 'SIGUSR2');
     const started = Date.now();
     const names = Array.from({ length: options.monitors }, (_, i) => `fleet-${String(i).padStart(5, '0')}`);
     for (let from = 0; from < names.length; from += CREATE_CONCURRENCY)
@@ -218,6 +232,7 @@ async function main(): Promise<void> {
     }
     const syncedSeconds = (Date.now() - started) / 1000;
     const atSync = { ...(await counters()), ...processUsage(pid) };
+    if (options['cpu-profile-dir'] !== undefined) process.kill(pid, 'SIGUSR2');
     if (last.synced !== names.length)
       throw new Error(`only ${last.synced} of ${names.length} Synced after ${options['sync-timeout']} s`);
     say(`all Synced ${syncedSeconds.toFixed(0)} s after the first creation`);
