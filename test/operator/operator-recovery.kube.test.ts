@@ -43,20 +43,37 @@ describe('operator recovery', () => {
     await running.stop();
   });
 
-  it('completes a deletion made while it was stopped', async () => {
+  it('deletes the hub monitor of a Monitor deleted while it was stopped once it runs again', async () => {
     const monitors = monitorsIn(setup.namespace.name);
     const first = operator();
     await monitors.create(sampleNamed(setup.namespace.name, 'deleted-while-down'));
     const { metadata } = await untilSynced(setup.namespace.name, 'deleted-while-down');
     await first.running.stop();
 
+    // No finalizer (ADR 0065): the resource goes at once, and the hub monitor stays while no operator runs.
     await monitors.delete('deleted-while-down');
-    // The finalizer holds the resource (Terminating), and the hub monitor is still there.
-    expect((await monitors.get('deleted-while-down')).metadata.deletionTimestamp).toBeDefined();
+    await eventually('the resource being removed', () => monitors.gone('deleted-while-down'));
     expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(200);
 
+    // The restarted operator's first listings (the cache, the hub's monitors) find it orphaned.
     operator();
-    await eventually('the resource being removed', () => monitors.gone('deleted-while-down'));
+    await eventually(
+      'the hub monitor deleted',
+      async () => (await hubMonitorStatus(setup.hub, metadata.uid)) === 404,
+    );
+  });
+
+  it('still deletes a Monitor that carries the finalizer of an operator before ADR 0065', async () => {
+    const monitors = monitorsIn(setup.namespace.name);
+    operator();
+    const sample = sampleNamed(setup.namespace.name, 'with-old-finalizer');
+    await monitors.create({
+      ...sample,
+      metadata: { ...sample.metadata, finalizers: ['meerkat.dev/cleanup'] },
+    });
+    const { metadata } = await untilSynced(setup.namespace.name, 'with-old-finalizer');
+    await monitors.delete('with-old-finalizer');
+    await eventually('the resource being removed', () => monitors.gone('with-old-finalizer'));
     expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(404);
   });
 
