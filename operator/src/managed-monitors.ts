@@ -7,8 +7,8 @@
 import type { Logger } from 'pino';
 import type { Monitor } from '../../hub/src/contract/monitor-definition.js';
 
-export const CLUSTER_LABEL = 'meerkat.dev/cluster';
-export const NAMESPACE_LABEL = 'meerkat.dev/namespace';
+const CLUSTER_LABEL = 'meerkat.dev/cluster';
+const NAMESPACE_LABEL = 'meerkat.dev/namespace';
 
 /** The labels that mark a hub monitor as this operator's, merged over the Monitor's own. */
 export function managedLabels(clusterName: string, namespace: string): Record<string, string> {
