@@ -29,6 +29,19 @@ const starters: Record<SystemName, (workload: Workload) => Promise<RunningSystem
 };
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** The message and every cause's message not already in it: undici's "fetch failed" names nothing on its own. */
+function withCauses(error: unknown): string {
+  let text = message(error);
+  for (let cause = error instanceof Error ? error.cause : undefined; cause !== undefined;) {
+    const own =
+      cause instanceof Error && 'code' in cause
+        ? `${message(cause)} (${String(cause.code)})`
+        : message(cause);
+    if (!text.includes(message(cause))) text += `: ${own}`;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return text;
+}
 
 const interrupted = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -74,18 +87,24 @@ try {
     warmupSeconds: options.warmup,
     windowSeconds: options.window,
     workers: options.workers,
+    schedulerInWorker: options['scheduler-in-worker'],
     targetUrl: target.url,
     production: options.production,
     nodeOptions: options['node-options'],
     mallocArenaMax: options['malloc-arena-max'],
+    mallocTrimThreshold: options['malloc-trim-threshold'],
   };
   say(machineLine());
   say(
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
       `${workload.workers} worker process(es) in split` +
+      (workload.schedulerInWorker === true ? ', the first with the scheduler' : '') +
       (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`) +
-      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`),
+      (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`) +
+      (workload.mallocTrimThreshold === undefined
+        ? ''
+        : `; MALLOC_TRIM_THRESHOLD_ ${workload.mallocTrimThreshold}`),
   );
   say(
     options.production
@@ -112,7 +131,7 @@ try {
   }
 } catch (error) {
   exitCode = interrupted.signal.aborted ? 130 : 1;
-  say(`failed: ${message(error)}`);
+  say(`failed: ${withCauses(error)}`);
 } finally {
   while (running.length > 0) await stopNewest();
   // Exits even if a bounded step that timed out left a socket or timer behind.

@@ -200,6 +200,10 @@ try {
           db: components.db,
           clock: { now: () => later },
           foldAfterMinutes: settings.RUN_FOLD_AFTER_MINUTES,
+          details: {
+            keepLatest: settings.RUN_DETAILS_KEEP_LATEST,
+            keepMinutes: settings.RUN_DETAILS_KEEP_MINUTES,
+          },
         })
       ).folded;
     for (const line of await foldReport(components.db, services.databaseUrl, fold)) say(line);

@@ -14,6 +14,8 @@ export interface Workload {
   windowSeconds: number;
   /** Worker processes of Meerkat split (`--workers`); the other systems are one process or pair. */
   workers: number;
+  /** `--scheduler-in-worker`: Meerkat split's first worker keeps the schedules, and no scheduler process runs. */
+  schedulerInWorker?: boolean;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
   /** `--production`: PostgreSQL durable (fsync on) and Meerkat's compiled build with NODE_ENV=production. */
@@ -25,6 +27,8 @@ export interface Workload {
    * default, each keeping what its thread freed; undefined: glibc's default.
    */
   mallocArenaMax?: number | undefined;
+  /** MALLOC_TRIM_THRESHOLD_ of Meerkat's processes (`--malloc-trim-threshold`), in bytes; undefined: glibc's. */
+  mallocTrimThreshold?: number | undefined;
 }
 
 /** The environment a Meerkat process of the benchmark gets on top of its own settings. */
@@ -32,6 +36,9 @@ export const modeEnvironment = (workload: Workload): Record<string, string> => (
   ...(workload.production ? { NODE_ENV: 'production' } : {}),
   ...(workload.nodeOptions === '' ? {} : { NODE_OPTIONS: workload.nodeOptions }),
   ...(workload.mallocArenaMax === undefined ? {} : { MALLOC_ARENA_MAX: String(workload.mallocArenaMax) }),
+  ...(workload.mallocTrimThreshold === undefined
+    ? {}
+    : { MALLOC_TRIM_THRESHOLD_: String(workload.mallocTrimThreshold) }),
 });
 
 export interface CheckFigures {

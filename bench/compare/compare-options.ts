@@ -17,11 +17,21 @@ const compareOptionsSchema = z
     window: seconds(1),
     // Worker processes of Meerkat split, for how throughput grows with a second worker.
     workers: z.coerce.number().int().min(1).max(8),
+    // Meerkat split without a scheduler process: its first worker keeps the schedules (`worker --with-scheduler`).
+    'scheduler-in-worker': z.boolean(),
     // NODE_OPTIONS of Meerkat's processes, to compare V8 flags on the same work: `--node-options=--max-semi-space-size=2`
     // (with `=`: a value that starts with a dash).
     'node-options': z.string().max(1000),
     // MALLOC_ARENA_MAX of Meerkat's processes, to compare what glibc's per-thread arenas keep; unset: glibc's default.
     'malloc-arena-max': z.coerce.number().int().min(1).max(64).optional(),
+    // MALLOC_TRIM_THRESHOLD_ of Meerkat's processes: free memory at the top of a glibc heap above it goes back to the
+    // system at once; unset: glibc's default (128 KiB, raised as large blocks are freed).
+    'malloc-trim-threshold': z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1 << 30)
+      .optional(),
     systems: z
       .string()
       .transform((list) => list.split(',').filter(Boolean))
@@ -45,8 +55,10 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       warmup: { type: 'string', default: '60' },
       window: { type: 'string', default: '180' },
       workers: { type: 'string', default: '1' },
+      'scheduler-in-worker': { type: 'boolean', default: false },
       'node-options': { type: 'string', default: '' },
       'malloc-arena-max': { type: 'string' },
+      'malloc-trim-threshold': { type: 'string' },
       systems: { type: 'string', default: systemNames.join(',') },
       production: { type: 'boolean', default: false },
     },

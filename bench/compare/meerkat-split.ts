@@ -21,14 +21,17 @@ const QUERY_MS = 60_000;
 /** The processes' own bound on stopping; they are killed only 5 s after it. */
 const SHUTDOWN_GRACE_SECONDS = 10;
 
-/** The processes of the deployment: a hub, a scheduler and `workers` workers (worker, worker-2, ...). */
-const kindsOf = (workers: number) => [
+/**
+ * The processes of the deployment: a hub, a scheduler and `workers` workers (worker, worker-2, ...); with
+ * `schedulerInWorker` no scheduler, and the first worker keeps the schedules (it logs its ready line last).
+ */
+const kindsOf = (workers: number, schedulerInWorker: boolean) => [
   { name: 'hub', args: ['hub'], ready: /hub API listening/ },
-  { name: 'scheduler', args: ['scheduler'], ready: /scheduler running/ },
+  ...(schedulerInWorker ? [] : [{ name: 'scheduler', args: ['scheduler'], ready: /scheduler running/ }]),
   ...Array.from({ length: workers }, (_, i) => ({
     name: i === 0 ? 'worker' : `worker-${i + 1}`,
-    args: ['worker', '--locations', 'default'],
-    ready: /worker consuming runs/,
+    args: ['worker', '--locations', 'default', ...(schedulerInWorker && i === 0 ? ['--with-scheduler'] : [])],
+    ready: schedulerInWorker && i === 0 ? /scheduler running/ : /worker consuming runs/,
   })),
 ];
 
@@ -94,6 +97,8 @@ export interface SplitDeployment {
  */
 export async function startSplitDeployment(input: {
   workers: number;
+  /** No scheduler process: the first worker runs `--with-scheduler`. */
+  schedulerInWorker?: boolean;
   organizations: readonly string[];
   env?: Record<string, string>;
   /** PostgreSQL durable as in production (fsync on): `bench:compare --production`. */
@@ -137,7 +142,7 @@ export async function startSplitDeployment(input: {
     const started = await within(
       'starting hub, scheduler and worker',
       START_MS,
-      startMeerkatProcesses(env, kindsOf(input.workers)),
+      startMeerkatProcesses(env, kindsOf(input.workers, input.schedulerInWorker ?? false)),
     );
     for (const p of started) killOnExit(p.process.child);
     processes.push(...started);
@@ -164,6 +169,7 @@ export async function startSplitDeployment(input: {
 export async function startMeerkatSplit(workload: Workload): Promise<RunningSystem> {
   const deployment = await startSplitDeployment({
     workers: workload.workers,
+    schedulerInWorker: workload.schedulerInWorker ?? false,
     organizations: [ORGANIZATION],
     env: modeEnvironment(workload),
     durable: workload.production,
@@ -175,7 +181,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     await createMonitors({ apiUrl: deployment.byName('hub').url, key, ids, ...workload });
     const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
     return {
-      label: `Meerkat split (hub, scheduler, ${workload.workers} worker${workload.workers === 1 ? '' : 's'}, PostgreSQL${workload.production ? ' fsync on' : ''}, Redis)`,
+      label: `Meerkat split (hub, ${workload.schedulerInWorker === true ? '' : 'scheduler, '}${workload.workers} worker${workload.workers === 1 ? '' : 's'}${workload.schedulerInWorker === true ? ' with the scheduler' : ''}, PostgreSQL${workload.production ? ' fsync on' : ''}, Redis)`,
       components: {
         ...Object.fromEntries(processes.map((p) => [p.name, [p.process.child.pid ?? 0]])),
         PostgreSQL: [pids.postgres],

@@ -21,11 +21,18 @@ describe('the command line of bench:compare', () => {
       warmup: 10,
       window: 30,
       workers: 1,
+      'scheduler-in-worker': false,
       'node-options': '',
       systems: ['split', 'blackbox'],
       production: false,
     });
     expect(Object.isFrozen(options)).toBe(true);
+  });
+
+  it('reads the scheduler in the worker and a malloc trim threshold when given', () => {
+    const options = parseCompareOptions(['--scheduler-in-worker', '--malloc-trim-threshold', '131072']);
+    expect(options['scheduler-in-worker']).toBe(true);
+    expect(options['malloc-trim-threshold']).toBe(131072);
   });
 
   it('starts as many workers in split as asked, one by default, and refuses none', () => {

@@ -11,62 +11,21 @@ import { compactRunDetails } from '../../hub/src/scheduling/run-details-compacti
 import { foldPassingRuns } from '../../hub/src/scheduling/run-fold.js';
 import { databaseEngines } from '../harness/engines.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
+import {
+  HOUR,
+  insertRuns as insertRunsOfMonitor,
+  MINUTE,
+  NOW,
+  PASSES_AROUND_FAILURES,
+  START,
+} from '../runs/fold-fixtures.js';
 import { monitorAgainst, type Target } from '../runs/run-fixtures.js';
 import { freshDatabaseWithMonitor } from '../runs/run-rows.js';
 
 // Compacted passing runs of hours that ended more than RUN_FOLD_AFTER_MINUTES ago are folded into one row per
 // monitor, location and hour, and deleted from `runs` (docs/adr/0061-fold-old-passing-runs.md).
-const HOUR = 3_600_000;
-const MINUTE = 60_000;
-const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR + 30 * MINUTE);
-/** Two days ago, five minutes into the hour: ten runs a minute apart stay in one hour. */
-const START = NOW.getTime() - 48 * HOUR - 25 * MINUTE;
-
-const detailedSteps = [
-  {
-    nodeId: 'get',
-    type: 'HTTP_REQUEST',
-    status: 'passed',
-    durationMs: 12,
-    response: { status: 200, excerpt: `{"padding":"${'x'.repeat(500)}"}` },
-  },
-];
-
-/** Runs of mon-1 a minute apart from `start`, passing but for 'fail'; their ids by index. */
-async function insertRuns(
-  db: Db,
-  outcomes: ReadonlyArray<'pass' | 'fail'>,
-  start = START,
-): Promise<string[]> {
-  const ids: string[] = [];
-  for (const [i, outcome] of outcomes.entries()) {
-    const slot = new Date(start + i * MINUTE);
-    const id = `run_${randomUUID()}`;
-    ids.push(id);
-    await db
-      .insertInto('runs')
-      .values({
-        organization_id: 'acme',
-        id,
-        monitor_id: 'mon-1',
-        execution_group_id: `grp_${randomUUID()}`,
-        location: 'default',
-        environment: 'production',
-        status: outcome === 'pass' ? 'completed' : 'failed',
-        triggered_by: 'schedule',
-        schedule_slot: String(slot.getTime()),
-        started_at: new Date(slot.getTime() + 250),
-        completed_at: new Date(slot.getTime() + 262),
-        duration_ms: 12.5,
-        success: outcome === 'pass',
-        errors: jsonColumn(outcome === 'pass' ? [] : ['status 500']),
-        steps: jsonColumn(detailedSteps),
-        created_at: slot,
-      })
-      .execute();
-  }
-  return ids;
-}
+const insertRuns = (db: Db, outcomes: ReadonlyArray<'pass' | 'fail'>, start = START) =>
+  insertRunsOfMonitor(db, outcomes, { start });
 
 const clock = { now: () => NOW };
 const compactThenFold = async (db: Db, keepLatest = 3) => {
@@ -84,19 +43,7 @@ describe.each(databaseEngines)('folding old passing runs on $name', (engine) => 
   });
 
   it('folds the compacted runs into one row an hour; keeps failures, changes of outcome and the latest', async () => {
-    //                         0       1       2       3       4       5       6       7       8       9
-    const ids = await insertRuns(db, [
-      'pass',
-      'pass',
-      'fail',
-      'fail',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-      'pass',
-    ]);
+    const ids = await insertRuns(db, PASSES_AROUND_FAILURES);
     const { folded } = await compactThenFold(db);
     expect(folded).toBe(3);
     const kept = await rowIds(db);

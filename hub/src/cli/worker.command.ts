@@ -12,7 +12,11 @@ export function registerWorkerCommand(program: Command): void {
     )
     .requiredOption('--locations <names>', 'comma-separated locations to serve (any of LOCATIONS)')
     .option('--concurrency <n>', 'checks under way at once (default WORKER_CONCURRENCY)')
-    .action(async (options: { locations: string; concurrency?: string }) => {
+    .option(
+      '--with-scheduler',
+      'also keep the schedules, as `meerkat scheduler` does, instead of a scheduler process (run it in exactly one process)',
+    )
+    .action(async (options: { locations: string; concurrency?: string; withScheduler?: boolean }) => {
       const settings = loadSettings(process.env, 'worker');
       const log = createLogger(settings.LOG_LEVEL, { process: 'worker' });
       const locations = options.locations
@@ -41,6 +45,8 @@ export function registerWorkerCommand(program: Command): void {
         ...(executors.has('worker') ? (['checking'] as const) : []),
         ...(executors.has('job') ? (['dispatching'] as const) : []),
       ];
+      // One process fewer for a small release (docs/adr/0067-scheduler-in-a-worker.md).
+      if (options.withScheduler === true) roles.push('scheduling');
       const worker = await assemble({
         process: 'worker',
         roles,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { amongLatest, compactedSteps, foldableIds, outcomeChanged } from './run-keep.repository.js';
 
 /** Where a compaction sweep has got to: the last run it looked at, in (created_at, id) order. */
 export interface CompactionCursor {
@@ -25,9 +26,16 @@ export interface CompactionBatch {
  */
 export async function compactPassingRuns(
   db: Db,
-  options: { before: Date; cursor: CompactionCursor | undefined; keepLatest: number; batch: number },
+  options: {
+    before: Date;
+    cursor: CompactionCursor | undefined;
+    keepLatest: number;
+    batch: number;
+    /** Folds are on (docs/adr/0066): runs the fold can hold are left whole for it, not compacted first. */
+    leaveToFold?: boolean;
+  },
 ): Promise<CompactionBatch> {
-  const { before, cursor, keepLatest, batch } = options;
+  const { before, cursor, keepLatest, batch, leaveToFold = false } = options;
   const after = cursor ?? { createdAt: new Date(0), id: '' };
   const { rows } = await sql<{
     organization_id: string;
@@ -37,22 +45,10 @@ export async function compactPassingRuns(
     latest: boolean;
   }>`
     select c.organization_id, c.id, c.created_at,
-      coalesce((select previous.success from (
-        (select p.created_at as at, p.success from runs p
-          where p.organization_id = c.organization_id and p.monitor_id = c.monitor_id and p.location = c.location
-            and p.created_at < c.created_at and p.status in ('completed', 'failed')
-          order by p.created_at desc limit 1)
-        union all
-        (select f.hour + f.slots[1] * interval '1 millisecond', true from run_folds f
-          where f.organization_id = c.organization_id and f.monitor_id = c.monitor_id and f.location = c.location
-            and f.hour <= c.created_at and f.hour + f.slots[1] * interval '1 millisecond' < c.created_at
-          order by f.hour desc, f.first_slot desc limit 1)) previous
-        order by previous.at desc limit 1), false) is not true as outcome_change,
-      (select count(*) from (select 1 from runs n
-        where n.organization_id = c.organization_id and n.monitor_id = c.monitor_id and n.location = c.location
-          and n.created_at > c.created_at limit ${keepLatest}) newer) < ${keepLatest} as latest
+      ${outcomeChanged(sql`c`)} as outcome_change, ${amongLatest(sql`c`, keepLatest)} as latest
     from runs c
     where c.success and c.triggered_by = 'schedule' and c.details_compacted is null and c.created_at < ${before}
+      ${leaveToFold ? sql`and not ${foldableIds(sql`c`)}` : sql``}
       and (c.created_at, c.id) > (${after.createdAt}, ${after.id})
     order by c.created_at, c.id
     limit ${batch}`.execute(db);
@@ -62,10 +58,7 @@ export async function compactPassingRuns(
   if (compact.length > 0)
     await sql`
       update runs set details_compacted = true,
-        steps = case when jsonb_typeof(runs.steps) = 'array' then coalesce((
-          select jsonb_agg(jsonb_strip_nulls(jsonb_build_object('nodeId', s -> 'nodeId', 'type', s -> 'type',
-            'status', s -> 'status', 'durationMs', s -> 'durationMs')) order by i)
-          from jsonb_array_elements(runs.steps) with ordinality as steps(s, i)), '[]'::jsonb) else runs.steps end
+        steps = ${compactedSteps(sql`runs.steps`)}
       where ${keyIn(compact)}`.execute(db);
   if (changes.length > 0)
     await sql`update runs set details_compacted = false where ${keyIn(changes)}`.execute(db);

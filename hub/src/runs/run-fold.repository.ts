@@ -1,12 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { amongLatest, compactedSteps, foldableIds, outcomeChanged } from './run-keep.repository.js';
 import type { RunRow } from './run.repository.js';
 
 // Old passing runs folded into one row per monitor, location and hour (docs/adr/0061-fold-old-passing-runs.md).
 
 const HOUR = sql`date_bin('1 hour', r.created_at, timestamptz 'epoch')`;
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const RUN_ID = new RegExp(`^run_(${UUID})$`);
+const RUN_ID = /^run_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /**
  * Whether a fold holds the slot of monitor `monitor` at `location` due at `at` (SQL expressions of the caller's
@@ -22,37 +22,68 @@ export const foldHoldsSlot = (
     and f.hour = date_bin('1 hour', ${at}, timestamptz 'epoch')
     and round(extract(epoch from ${at} - f.hour) * 1000)::int = any(f.slots))`;
 
+/** Whole runs the fold may take itself, with the compaction's own tests (docs/adr/0066). */
+export interface WholeRunFolding {
+  /** RUN_DETAILS_KEEP_LATEST: the newest runs of each monitor and location are never folded. */
+  keepLatest: number;
+  /** Now less RUN_DETAILS_KEEP_MINUTES: only runs created before it may lose their details. */
+  detailsBefore: Date;
+}
+
 /**
  * Folds the compacted runs of up to `monitors` monitors and locations in the oldest hour that has some, created
  * before `before` (an hour's start: whole hours are folded), in one statement: they are deleted from `runs` and
  * their compact columns inserted as one row per monitor, location, environment and hour. The monitors are the
  * first with a candidate in that hour, so one fold holds all of a monitor's hour, not a batch's slice of it. A
  * failure leaves every run where it was. Runs whose ids are not `run_`/`grp_` and a UUID are never folded.
- * Resolves with the runs folded and the fold rows written (none: nothing left to fold).
+ * With `wholeRuns` passing scheduled runs the compaction left whole are folded too, when it would have compacted
+ * them (neither a change of outcome nor among the latest), their steps compacted as they are folded; the changes
+ * of outcome it meets are marked kept (`details_compacted` false), as the compaction marks them.
+ * Resolves with the runs folded, the fold rows written (none: nothing left to fold) and the runs marked kept.
  */
 export async function foldCompactedRuns(
   db: Executor,
-  options: { before: Date; monitors: number },
-): Promise<{ runs: number; folds: number }> {
-  const foldable = sql`details_compacted and created_at < ${options.before}
-    and id ~ ${`^run_${UUID}$`} and execution_group_id ~ ${`^grp_${UUID}$`}`;
-  const { rows } = await sql<{ runs: string; folds: string }>`
+  options: { before: Date; monitors: number; wholeRuns?: WholeRunFolding | undefined },
+): Promise<{ runs: number; folds: number; kept: number }> {
+  const { before, monitors, wholeRuns } = options;
+  const whole = (run: RawBuilder<unknown>) =>
+    wholeRuns === undefined
+      ? sql<boolean>`false`
+      : sql<boolean>`(${run}.details_compacted is null and ${run}.success and ${run}.triggered_by = 'schedule'
+          and ${run}.created_at < ${wholeRuns.detailsBefore} and not ${amongLatest(run, wholeRuns.keepLatest)})`;
+  const candidate = (run: RawBuilder<unknown>) =>
+    sql<boolean>`${run}.created_at < ${before} and ${foldableIds(run)} and (${run}.details_compacted or ${whole(run)})`;
+  const r = sql`r`;
+  const { rows } = await sql<{ runs: string; folds: string; kept: string }>`
     with oldest as (
-      select date_bin('1 hour', created_at, timestamptz 'epoch') as hour from runs where ${foldable}
-      order by created_at limit 1
+      select date_bin('1 hour', min(c.created_at), timestamptz 'epoch') as hour from (
+        (select c.created_at from runs c where c.details_compacted and ${candidate(sql`c`)}
+          order by c.created_at limit 1)
+        union all
+        (select c.created_at from runs c where ${whole(sql`c`)} and ${candidate(sql`c`)}
+          order by c.created_at limit 1)) c
     ), picked as (
       select distinct c.organization_id, c.monitor_id, c.location from oldest cross join lateral (
-        select organization_id, monitor_id, location from runs
-        where ${foldable} and created_at >= oldest.hour and created_at < oldest.hour + interval '1 hour'
-        order by created_at limit ${options.monitors}) c
+        select c.organization_id, c.monitor_id, c.location from runs c
+        where ${candidate(sql`c`)} and c.created_at >= oldest.hour and c.created_at < oldest.hour + interval '1 hour'
+        order by c.created_at limit ${monitors}) c
+    ), picked_runs as (
+      select r.organization_id, r.id, r.created_at, r.details_compacted is null and ${outcomeChanged(r)} as change
+      from runs r join picked p
+        on (r.organization_id, r.monitor_id, r.location) = (p.organization_id, p.monitor_id, p.location)
+      cross join oldest o
+      where r.created_at >= o.hour and r.created_at < o.hour + interval '1 hour' and ${candidate(r)}
+    ), kept as (
+      update runs r set details_compacted = false from picked_runs k
+      where k.change and (r.organization_id, r.id, r.created_at) = (k.organization_id, k.id, k.created_at)
+      returning 1
     ), moved as (
-      delete from runs r using picked p, oldest o
-      where (r.organization_id, r.monitor_id, r.location) = (p.organization_id, p.monitor_id, p.location)
-        and r.created_at >= o.hour and r.created_at < o.hour + interval '1 hour' and r.created_at < ${options.before}
-        and r.details_compacted and r.id ~ ${`^run_${UUID}$`} and r.execution_group_id ~ ${`^grp_${UUID}$`}
+      delete from runs r using picked_runs k
+      where not k.change and (r.organization_id, r.id, r.created_at) = (k.organization_id, k.id, k.created_at)
       returning r.organization_id, r.monitor_id, r.location, r.environment, r.created_at, r.id,
-        r.execution_group_id, r.started_at, r.completed_at, r.duration_ms, r.steps, ${HOUR} as hour,
-        round(extract(epoch from r.created_at - ${HOUR}) * 1000)::int as slot
+        r.execution_group_id, r.started_at, r.completed_at, r.duration_ms,
+        case when r.details_compacted then r.steps else ${compactedSteps(sql`r.steps`)} end as steps,
+        ${HOUR} as hour, round(extract(epoch from r.created_at - ${HOUR}) * 1000)::int as slot
     ), folded as (
       insert into run_folds (organization_id, monitor_id, location, environment, hour, first_slot, run_ids,
         group_ids, slots, started, completed, durations, steps)
@@ -65,8 +96,10 @@ export async function foldCompactedRuns(
       from moved group by organization_id, monitor_id, location, environment, hour
       returning cardinality(run_ids) as runs
     )
-    select coalesce(sum(runs), 0) as runs, count(*) as folds from folded`.execute(db);
-  return { runs: Number(rows[0]?.runs ?? 0), folds: Number(rows[0]?.folds ?? 0) };
+    select coalesce(sum(runs), 0) as runs, count(*) as folds, (select count(*) from kept) as kept
+    from folded`.execute(db);
+  const row = rows[0];
+  return { runs: Number(row?.runs ?? 0), folds: Number(row?.folds ?? 0), kept: Number(row?.kept ?? 0) };
 }
 
 /** A folded run as the row it was once compacted (ADR 0050): passing, scheduled, its times and compacted steps. */

@@ -20,6 +20,8 @@ export interface RunDetailsCompaction {
   keepLatest: number;
   /** RUN_DETAILS_KEEP_MINUTES: passing runs younger than this keep their details; 0 compacts none. */
   keepMinutes: number;
+  /** RUN_FOLD_AFTER_MINUTES: when not 0, the runs a fold can hold are left whole for it (docs/adr/0066). */
+  foldAfterMinutes?: number;
 }
 
 /**
@@ -31,11 +33,18 @@ export async function compactRunDetails(
   cursor: CompactionCursor | undefined = undefined,
   maxBatches = Number.POSITIVE_INFINITY,
 ): Promise<{ cursor: CompactionCursor | undefined; done: boolean; compacted: number }> {
-  const { db, clock, keepLatest, keepMinutes } = options;
+  const { db, clock, keepLatest, keepMinutes, foldAfterMinutes = 0 } = options;
   const before = new Date(clock.now().getTime() - keepMinutes * 60_000);
+  const leaveToFold = foldAfterMinutes > 0;
   let compacted = 0;
   for (let batches = 0; batches < maxBatches; batches++) {
-    const batch = await compactPassingRuns(db, { before, cursor, keepLatest, batch: COMPACTION_BATCH });
+    const batch = await compactPassingRuns(db, {
+      before,
+      cursor,
+      keepLatest,
+      batch: COMPACTION_BATCH,
+      leaveToFold,
+    });
     compacted += batch.compacted;
     cursor = batch.cursor;
     if (batch.examined < COMPACTION_BATCH) return { cursor, done: true, compacted };

@@ -15,6 +15,11 @@ export interface RunFold {
   clock: Clock;
   /** RUN_FOLD_AFTER_MINUTES: compacted runs of hours that ended longer ago than this are folded; 0 folds none. */
   foldAfterMinutes: number;
+  /**
+   * RUN_DETAILS_KEEP_LATEST and RUN_DETAILS_KEEP_MINUTES: when given and the compaction is on, whole passing runs
+   * it would have compacted are folded too, their steps compacted as they are folded (docs/adr/0066).
+   */
+  details?: { keepLatest: number; keepMinutes: number };
 }
 
 /**
@@ -27,14 +32,21 @@ export async function foldPassingRuns(
   options: RunFold,
   maxBatches = Number.POSITIVE_INFINITY,
 ): Promise<{ folded: number; done: boolean }> {
-  const { db, clock, foldAfterMinutes } = options;
+  const { db, clock, foldAfterMinutes, details } = options;
   const cutoff = clock.now().getTime() - foldAfterMinutes * 60_000;
   const before = new Date(Math.floor(cutoff / HOUR_MS) * HOUR_MS);
+  const wholeRuns =
+    details === undefined || details.keepMinutes === 0
+      ? undefined
+      : {
+          keepLatest: details.keepLatest,
+          detailsBefore: new Date(clock.now().getTime() - details.keepMinutes * 60_000),
+        };
   let folded = 0;
   for (let batches = 0; batches < maxBatches; batches++) {
-    const batch = await foldCompactedRuns(db, { before, monitors: FOLD_MONITORS });
+    const batch = await foldCompactedRuns(db, { before, monitors: FOLD_MONITORS, wholeRuns });
     folded += batch.runs;
-    if (batch.folds === 0) return { folded, done: true };
+    if (batch.folds === 0 && batch.kept === 0) return { folded, done: true };
     await new Promise((resolve) => setImmediate(resolve));
   }
   return { folded, done: false };

@@ -99,6 +99,7 @@ export async function startScheduler(options: {
     log,
     keepLatest: settings.RUN_DETAILS_KEEP_LATEST,
     keepMinutes: settings.RUN_DETAILS_KEEP_MINUTES,
+    foldAfterMinutes: settings.RUN_FOLD_AFTER_MINUTES,
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
   });
   const fold = startRunFold({
@@ -106,6 +107,7 @@ export async function startScheduler(options: {
     clock: systemClock,
     log,
     foldAfterMinutes: settings.RUN_FOLD_AFTER_MINUTES,
+    details: { keepLatest: settings.RUN_DETAILS_KEEP_LATEST, keepMinutes: settings.RUN_DETAILS_KEEP_MINUTES },
     intervalMs: settings.REAPER_INTERVAL_SECONDS * 1000,
   });
   const audit = startSlotAuditor({

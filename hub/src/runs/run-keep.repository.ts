@@ -1,0 +1,46 @@
+import { sql, type RawBuilder } from 'kysely';
+
+// What decides whether a passing run keeps its details (docs/adr/0050) or may be folded (docs/adr/0061), as SQL
+// expressions over a `runs` row of the caller's query (`run` is its alias): the compaction and the fold of whole
+// runs (docs/adr/0066) ask the same questions.
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
+/** Whether a fold can hold the run: its ids are `run_`/`grp_` and a UUID. */
+export const foldableIds = (run: RawBuilder<unknown>) =>
+  sql<boolean>`(${run}.id ~ ${`^run_${UUID}$`} and ${run}.execution_group_id ~ ${`^grp_${UUID}$`})`;
+
+/**
+ * Whether the run before it in its monitor and location (a row, or a fold: folded runs passed) did not pass: a
+ * change of outcome, or the monitor's first run in that location.
+ */
+export const outcomeChanged = (
+  run: RawBuilder<unknown>,
+) => sql<boolean>`coalesce((select previous.success from (
+    (select p.created_at as at, p.success from runs p
+      where p.organization_id = ${run}.organization_id and p.monitor_id = ${run}.monitor_id
+        and p.location = ${run}.location and p.created_at < ${run}.created_at and p.status in ('completed', 'failed')
+      order by p.created_at desc limit 1)
+    union all
+    (select f.hour + f.slots[1] * interval '1 millisecond', true from run_folds f
+      where f.organization_id = ${run}.organization_id and f.monitor_id = ${run}.monitor_id
+        and f.location = ${run}.location and f.hour <= ${run}.created_at
+        and f.hour + f.slots[1] * interval '1 millisecond' < ${run}.created_at
+      order by f.hour desc, f.first_slot desc limit 1)) previous
+    order by previous.at desc limit 1), false) is not true`;
+
+/** Whether fewer than `keepLatest` runs of its monitor and location are newer (kept as rows, not folds). */
+export const amongLatest = (
+  run: RawBuilder<unknown>,
+  keepLatest: number,
+) => sql<boolean>`(select count(*) from (
+    select 1 from runs n
+    where n.organization_id = ${run}.organization_id and n.monitor_id = ${run}.monitor_id
+      and n.location = ${run}.location and n.created_at > ${run}.created_at limit ${keepLatest}) newer) < ${keepLatest}`;
+
+/** A run's steps as the compaction keeps them: each step's node, type, status and duration. */
+export const compactedSteps = (steps: RawBuilder<unknown>) =>
+  sql`case when jsonb_typeof(${steps}) = 'array' then coalesce((
+    select jsonb_agg(jsonb_strip_nulls(jsonb_build_object('nodeId', s -> 'nodeId', 'type', s -> 'type',
+      'status', s -> 'status', 'durationMs', s -> 'durationMs')) order by i)
+    from jsonb_array_elements(${steps}) with ordinality as steps(s, i)), '[]'::jsonb) else ${steps} end`;

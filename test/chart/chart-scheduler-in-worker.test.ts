@@ -1,0 +1,91 @@
+// scheduler.inWorker: no scheduler Deployment, the first `worker` location's one worker keeps the schedules
+// (docs/adr/0067-scheduler-in-a-worker.md); a render that would run the scheduler in several replicas fails.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chartDir, renderChart, type KubeObject } from './render-chart.js';
+
+type Deployment = KubeObject & {
+  spec: { replicas: number; template: { spec: { containers: { args: string[] }[] } } };
+};
+
+const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-scheduler-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function valuesFile(name: string, text: string): string {
+  const file = join(scratch, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const defaults = join(chartDir, 'ci', 'default-values.yaml');
+const deployment = (chart: ReturnType<typeof renderChart>, name: string) =>
+  chart.find('Deployment', name) as Deployment;
+const deploymentNames = (chart: ReturnType<typeof renderChart>) =>
+  chart
+    .ofKind('Deployment')
+    .map((d) => d.metadata.name)
+    .sort();
+
+describe('scheduler.inWorker', () => {
+  it('is off by default: a scheduler Deployment runs and no worker keeps the schedules', () => {
+    const chart = renderChart([defaults]);
+    expect(deploymentNames(chart)).toContain('meerkat-scheduler');
+    expect(deployment(chart, 'meerkat-worker-default').spec.template.spec.containers[0]?.args).toEqual([
+      'worker',
+      '--locations',
+      'default',
+    ]);
+  });
+
+  it('when on with one worker replica, renders no scheduler and gives that worker --with-scheduler', () => {
+    const chart = renderChart([
+      defaults,
+      valuesFile('one.yaml', 'scheduler:\n  inWorker: true\nworker:\n  replicas: 1\n'),
+    ]);
+    expect(deploymentNames(chart)).toEqual(['meerkat-hub', 'meerkat-operator', 'meerkat-worker-default']);
+    const worker = deployment(chart, 'meerkat-worker-default');
+    expect(worker.spec.replicas).toBe(1);
+    expect(worker.spec.template.spec.containers[0]?.args).toEqual([
+      'worker',
+      '--locations',
+      'default',
+      '--with-scheduler',
+    ]);
+  });
+
+  it('puts the scheduler in the first worker location only, past a job location', () => {
+    const chart = renderChart([
+      defaults,
+      valuesFile(
+        'locations.yaml',
+        [
+          'scheduler:',
+          '  inWorker: true',
+          'locations:',
+          '  - name: jobs',
+          '    executor: job',
+          '    job: { namespace: meerkat-runners, apiKeySecret: { name: meerkat-runner, key: api-key } }',
+          '  - name: eu',
+          '    executor: worker',
+          '    worker: { replicas: 1 }',
+          '  - name: us',
+          '    executor: worker',
+          '',
+        ].join('\n'),
+      ),
+    ]);
+    const argsOf = (name: string) => deployment(chart, name).spec.template.spec.containers[0]?.args;
+    expect(argsOf('meerkat-worker-eu')).toEqual(['worker', '--locations', 'eu', '--with-scheduler']);
+    expect(argsOf('meerkat-worker-us')).toEqual(['worker', '--locations', 'us']);
+    expect(argsOf('meerkat-worker-jobs')).toEqual(['worker', '--locations', 'jobs']);
+    expect(deploymentNames(chart)).not.toContain('meerkat-scheduler');
+  });
+
+  it('fails naming the replicas when the worker that would keep the schedules runs more than one', () => {
+    expect(() => renderChart([defaults, valuesFile('two.yaml', 'scheduler:\n  inWorker: true\n')])).toThrow(
+      /scheduler.inWorker: the worker Deployment of location default .* must run 1 replica, not 2/,
+    );
+  });
+});
