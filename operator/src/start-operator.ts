@@ -7,14 +7,14 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { HealthCheck } from './health-server.js';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
-import type { Monitor } from '../../hub/src/contract/monitor-definition.js';
 import { healthDiffers, startFleetHealthSweep, type FleetHealth } from './fleet-health.js';
 import { createHubAvailability, HubUnreachableError } from './hub-availability.js';
 import { createHubCopies, type HubCopies } from './hub-copies.js';
-import { collectOrphans } from './managed-monitors.js';
+import { clusterIdentity } from './cluster-identity.js';
+import { createOrphanSweep } from './managed-monitors.js';
 import { createDepartedMonitors } from './departed-monitors.js';
 import { keepAliveKubeConfig } from './keep-alive-kube-config.js';
-import { kubeMonitorResources } from './kube-monitor-resources.js';
+import { kubeMonitorResources, listMonitorUids } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
 import { kubeMonitorEvents } from './monitor-events.js';
 import { createMonitorIndex } from './monitor-index.js';
@@ -60,7 +60,7 @@ export interface OperatorOptions {
   watchNamespace?: string;
   /**
    * OPERATOR_CLUSTER_NAME: labels every hub monitor this operator puts, so its sweep collects only its own
-   * (ADR 0065); operators of several clusters writing to one hub organization each need their own. Default `default`.
+   * (ADR 0065). When absent, a hash of the cluster's CA (cluster-identity.ts): each cluster its own.
    */
   clusterName?: string;
   /** Absent: this process is the only replica and always leads. */
@@ -98,7 +98,15 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
     options.log.warn('the hub has no POST /monitor/bulk (an older hub): each Monitor is put on its own'),
   );
   const hub: HubMonitors = { ...options.hub, putMonitor };
-  const clusterName = options.clusterName ?? 'default';
+  const identity =
+    operatorOptions.clusterName === undefined
+      ? clusterIdentity(operatorOptions.kubeConfig)
+      : { name: operatorOptions.clusterName, source: 'OPERATOR_CLUSTER_NAME' };
+  const clusterName = identity.name;
+  options.log.info(
+    { cluster: clusterName, from: identity.source },
+    `this operator's hub monitors are labelled meerkat.dev/cluster=${clusterName}`,
+  );
   const departed = createDepartedMonitors();
   const dependencies = (
     informer: ResourceInformer<MonitorResource>,
@@ -146,29 +154,20 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
     departed.clear();
     // Monitors deleted while no controller watched, or whose deletion failed, go at each complete listing of the
     // hub once the cache is listed too (ADR 0065); the informer's first listing sweeps the hub's last one.
-    let lastListing: readonly Monitor[] = [];
-    let sweeping: Promise<unknown> = Promise.resolve();
-    const sweep = () => {
-      const listing = lastListing;
-      sweeping = sweeping.then(() =>
-        collectOrphans(listing, {
-          clusterName,
-          watchNamespace: options.watchNamespace,
-          cacheListed: () => controller?.informer.hasListed() ?? false,
-          isCached: (uid) => index.keyOfUid(uid) !== undefined,
-          deleteMonitor: (id) => options.hub.deleteMonitor(id),
-          log: options.log,
-        }),
-      );
-    };
+    const sweep = createOrphanSweep({
+      clusterName,
+      watchNamespace: options.watchNamespace,
+      cacheListed: () => controller?.informer.hasListed() ?? false,
+      isCached: (uid) => index.keyOfUid(uid) !== undefined,
+      liveUids: () => listMonitorUids(options.kubeConfig, options.watchNamespace),
+      deleteMonitor: (id) => options.hub.deleteMonitor(id),
+      log: options.log,
+    });
     // The hub's copies, listed now and at each planned resync: passes over synced Monitors compare with them.
     const hubCopies = createHubCopies({
       listMonitors: () => options.hub.listMonitors({}),
       log: options.log,
-      onListed: (monitors) => {
-        lastListing = monitors;
-        sweep();
-      },
+      onListed: (monitors) => void sweep.hubListed(monitors),
     });
     hubCopies.refresh();
     const queue = createRequeueingQueue({
@@ -191,7 +190,7 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
         // Own status and finalizer writes come back as MODIFIED events; only what reconcile acts on counts.
         if (index.observe(change, resource) || !queue.has(key)) queue.enqueue(key);
       },
-      onListed: sweep,
+      onListed: () => void sweep.cacheListed(),
       log: options.log,
       namespace: options.watchNamespace,
       resyncMs: options.resyncMs,
@@ -236,7 +235,7 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
         await fleetHealth.stop();
         await queue.stop();
         await hubCopies.stop();
-        await sweeping;
+        await sweep.settled();
         await windows?.stop();
       },
     };
