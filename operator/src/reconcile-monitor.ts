@@ -117,10 +117,23 @@ export async function reconcileMonitor(
   });
 }
 
-/** Deletes the hub monitors of Monitors deleted under this key; what fails waits for the queue's retry. */
+/**
+ * Deletes the hub monitors of Monitors deleted under this key; what fails waits for the queue's retry. The API server
+ * is asked first (one GET): a cache that relisted from a stale list reports a Monitor gone that is not, and its hub
+ * monitor must stay (ADR 0065).
+ */
 async function deleteDeparted(key: MonitorKey, deps: ReconcileDependencies): Promise<void> {
   const uids = deps.departed.take(key);
+  if (uids.length === 0) return;
+  let present: string | undefined;
+  try {
+    present = (await deps.resources.getLatest(key))?.metadata.uid;
+  } catch (error) {
+    deps.departed.restore(key, uids);
+    throw error;
+  }
   for (const [index, uid] of uids.entries()) {
+    if (uid === present) continue;
     try {
       await deps.hub.deleteMonitor(uid);
       deps.availability.reportAnswer();
@@ -142,12 +155,29 @@ async function reconcileSync(
   const { observation, failure } = await syncMonitor(resource, deps);
   // No finalizer (ADR 0065): the hub monitor goes at the Monitor's DELETED event, or at the next resync's sweep.
   const status = desiredStatus({ resource, observation, now: deps.now() });
+  // Before the status write, which moves the resourceVersion this compare-and-swap names.
+  if (observation.kind === 'synced') await dropLegacyFinalizer(resource, deps);
   await writeStatusIfChanged(resource, resource.status, status, deps);
   if (failure !== undefined) throw failure;
   // Synced: the fleet sweep brings health changes and the resync drift (ADR 0049), no timer per Monitor. A
   // namespace refused its project: only a change of the resource (or of the operator's settings) helps.
   const retried = observation.kind === 'refused' && observation.reason === 'HubRejectedSpec';
   return retried ? refreshAfter(deps.refreshMs) : DONE;
+}
+
+/**
+ * Removes the finalizer an operator before ADR 0065 added, once the hub holds this pass's definition (put, or
+ * compared equal), which carries this operator's labels: from then on the sweep finds the hub monitor when the
+ * Monitor goes, and a deletion no longer waits for a running operator. Once per Monitor, at the upgrade.
+ */
+async function dropLegacyFinalizer(resource: MonitorResource, deps: ReconcileDependencies): Promise<void> {
+  const finalizers = resource.metadata.finalizers ?? [];
+  if (!finalizers.includes(CLEANUP_FINALIZER) || resource.metadata.deletionTimestamp) return;
+  await deps.resources.setFinalizers(
+    resource,
+    finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
+  );
+  deps.log.info({ monitor: keyOf(resource) }, 'the finalizer of an earlier operator removed');
 }
 
 /** Writes the status only when it says something new, and announces condition changes as Events. */

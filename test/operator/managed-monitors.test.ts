@@ -19,6 +19,7 @@ function sweepOptions(extra: Partial<OrphanSweepOptions> = {}): OrphanSweepOptio
     watchNamespace: undefined,
     cacheListed: () => true,
     isCached: (uid) => uid === 'cached',
+    liveUids: () => Promise.resolve(new Set(['cached'])),
     deleteMonitor: (id) => Promise.resolve(void deleted.push(id)),
     log: pino({ level: 'silent' }),
     deleted,
@@ -48,6 +49,18 @@ describe('the sweep of hub monitors whose Monitor is gone', () => {
 
   it('deletes nothing before the cache holds a complete listing', () => {
     expect(orphansOf(listed, sweepOptions({ cacheListed: () => false }))).toEqual([]);
+  });
+
+  it('leaves a monitor the cache lacks but the API server still holds (a cache behind it)', async () => {
+    const options = sweepOptions({ liveUids: () => Promise.resolve(new Set(['cached', 'gone'])) });
+    expect(await collectOrphans(listed, options)).toBe(1);
+    expect(options.deleted).toEqual(['other-namespace']);
+  });
+
+  it('deletes nothing when the API server cannot be listed', async () => {
+    const options = sweepOptions({ liveUids: () => Promise.reject(new Error('connection refused')) });
+    expect(await collectOrphans(listed, options)).toBe(0);
+    expect(options.deleted).toEqual([]);
   });
 
   it('a deletion that fails is left to the next sweep and does not stop the others', async () => {

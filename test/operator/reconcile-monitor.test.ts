@@ -664,6 +664,26 @@ describe('reconcileMonitor', () => {
     expect(hub.monitors.size).toBe(0);
   });
 
+  it('a deletion reported for a Monitor the API server still holds (a stale relist) leaves its hub monitor', async () => {
+    const { hub, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    deps.departed.record(key, uid);
+    await reconcileMonitor(key, deps);
+    expect([...hub.monitors.keys()]).toEqual([uid]);
+  });
+
+  it('an older operator’s finalizer goes once the hub holds the labelled definition, not while it is refused', async () => {
+    const { hub, resources, deps } = setUp();
+    resources.resource!.metadata.finalizers = [CLEANUP_FINALIZER, 'example.com/other'];
+    hub.rejectWith = new HubRequestError(422, 'invalid definition');
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.metadata.finalizers).toEqual([CLEANUP_FINALIZER, 'example.com/other']);
+    hub.rejectWith = undefined;
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.get(uid)?.labels).toMatchObject({ 'meerkat.dev/cluster': 'test-cluster' });
+    expect(resources.resource?.metadata.finalizers).toEqual(['example.com/other']);
+  });
+
   it('a resource that no longer exists needs nothing', async () => {
     const { hub, resources, deps } = setUp();
     resources.resource = undefined;
