@@ -11,6 +11,7 @@ import { eventually } from '../kube/test-cluster.js';
 import {
   condition,
   eventsFor,
+  hubMonitor,
   hubMonitorStatus,
   monitorsIn,
   sampleNamed,
@@ -63,7 +64,7 @@ describe('operator recovery', () => {
     );
   });
 
-  it('still deletes a Monitor that carries the finalizer of an operator before ADR 0065', async () => {
+  it('removes the finalizer of an operator before ADR 0065 once synced, and still deletes the hub monitor', async () => {
     const monitors = monitorsIn(setup.namespace.name);
     operator();
     const sample = sampleNamed(setup.namespace.name, 'with-old-finalizer');
@@ -72,6 +73,13 @@ describe('operator recovery', () => {
       metadata: { ...sample.metadata, finalizers: ['meerkat.dev/cleanup'] },
     });
     const { metadata } = await untilSynced(setup.namespace.name, 'with-old-finalizer');
+    // The hub monitor now carries this operator's labels, so the finalizer goes: a deletion waits for no operator.
+    await eventually(
+      'the old finalizer removed',
+      async () =>
+        !(await monitors.get('with-old-finalizer')).metadata.finalizers?.includes('meerkat.dev/cleanup'),
+    );
+    expect((await hubMonitor(setup.hub, metadata.uid)).body.labels).toHaveProperty('meerkat.dev/cluster');
     await monitors.delete('with-old-finalizer');
     await eventually('the resource being removed', () => monitors.gone('with-old-finalizer'));
     expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(404);

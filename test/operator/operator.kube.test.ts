@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../kube/test-cluster.js';
 import { readMonitorSamples } from './monitor-crd-install.js';
+import { clusterIdentity } from '../../operator/src/cluster-identity.js';
 import {
   condition,
   hubMonitor,
@@ -36,8 +37,10 @@ describe('meerkat operator', () => {
       const inHub = await hubMonitor(setup.hub, resource.metadata.uid);
       expect(inHub.status).toBe(200);
       expect(inHub.body).toMatchObject({ id: resource.metadata.uid, nodes: sample.resource.spec?.nodes });
+      expect(clusterIdentity(setup.kubeConfig).name).toMatch(/^ca-[0-9a-f]{16}$/);
       expect(inHub.body.labels).toMatchObject({
-        'meerkat.dev/cluster': 'default',
+        // OPERATOR_CLUSTER_NAME unset: the hash of the test cluster's CA.
+        'meerkat.dev/cluster': clusterIdentity(setup.kubeConfig).name,
         'meerkat.dev/namespace': setup.namespace.name,
       });
     },
