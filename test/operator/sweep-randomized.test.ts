@@ -13,7 +13,7 @@
 // sets its length.
 import { randomInt } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createHubClient, type HubClient } from '../../hub/src/client/hub-client.js';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-resource.js';
@@ -131,19 +131,17 @@ function inMemoryApiServer() {
   };
 }
 
-let hub: TestHub;
-let client: HubClient;
-beforeAll(async () => {
-  hub = await startTestHub();
-  client = createHubClient(hub.url, hub.keys.acmeEditor);
-});
-afterAll(async () => hub.close());
+/** The real hub, started by the walk itself. */
+let hub: TestHub | undefined;
+afterAll(async () => hub?.close());
 
 describe('deletion by sweep, at random', () => {
   it(
     `keeps a hub monitor iff its Monitor lives (SWEEP_SEED=${seed}, ${steps} steps)`,
     { timeout: 120_000 },
     async () => {
+      hub = await startTestHub();
+      const client: HubClient = createHubClient(hub.url, hub.keys.acmeEditor);
       const rng = random(seed);
       const api = inMemoryApiServer();
       const log = pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' });
