@@ -24,6 +24,8 @@ export interface HubCopies {
 export function createHubCopies(options: {
   listMonitors: () => Promise<readonly Monitor[]>;
   log: Logger;
+  /** Each complete listing, once read (the resync's sweep of monitors whose Monitor is gone, ADR 0065). */
+  onListed?: (monitors: readonly Monitor[]) => void;
 }): HubCopies {
   let listed: ReadonlyMap<string, Monitor> | undefined;
   /** Ids written since the current listing started. */
@@ -36,7 +38,9 @@ export function createHubCopies(options: {
     listed = undefined;
     try {
       const monitors = await options.listMonitors();
-      if (!stopped) listed = new Map(monitors.map((monitor) => [monitor.id, monitor]));
+      if (stopped) return;
+      listed = new Map(monitors.map((monitor) => [monitor.id, monitor]));
+      options.onListed?.(monitors);
     } catch (error) {
       options.log.warn({ err: error }, 'could not list the hub’s monitors: each pass reads its own');
     }

@@ -37,6 +37,29 @@ export function kubeMonitorResources(
   return kubeCustomResources<MonitorResource, MonitorResourceStatus>(kubeConfig, MONITOR_PLURAL, lister);
 }
 
+/** The uids of the Monitors the API server holds (in one namespace, or all): a list read from etcd, not a cache. */
+export async function listMonitorUids(
+  kubeConfig: KubeConfig,
+  namespace: string | undefined,
+): Promise<ReadonlySet<string>> {
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  const target = { group: MONITOR_GROUP, version: MONITOR_VERSION, plural: MONITOR_PLURAL };
+  const uids = new Set<string>();
+  let _continue: string | undefined;
+  do {
+    const paged = { ...target, limit: 500, ...(_continue === undefined ? {} : { _continue }) };
+    const page = (await (namespace === undefined
+      ? api.listClusterCustomObject(paged)
+      : api.listNamespacedCustomObject({ ...paged, namespace }))) as {
+      items: Array<{ metadata: { uid: string } }>;
+      metadata?: { continue?: string };
+    };
+    for (const item of page.items) uids.add(item.metadata.uid);
+    _continue = page.metadata?.continue || undefined;
+  } while (_continue !== undefined);
+  return uids;
+}
+
 export function kubeCustomResources<R extends Addressed, S>(
   kubeConfig: KubeConfig,
   plural: string,

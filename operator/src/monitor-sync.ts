@@ -13,6 +13,7 @@ import { definitionOf } from '../../hub/src/contract/stored-monitor.js';
 import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-availability.js';
 import { syncNowHandled, type HubObservation, type RunNowOutcome } from './desired-status.js';
 import { healthDiffers } from './fleet-health.js';
+import { managedLabels } from './managed-monitors.js';
 import { redactRunError, type LastRunDetails } from './monitor-health.js';
 import {
   RUN_NOW_ANNOTATION,
@@ -57,10 +58,13 @@ export async function syncMonitor(
   }
 }
 
+/** The spec as the hub takes it, labelled as this operator's so the resync can collect it when it is gone (ADR 0065). */
 function definitionFor(resource: MonitorResource, deps: ReconcileDependencies): MonitorDefinition {
   const definition = monitorResourceToDefinition(resource);
   if (resource.spec?.project === undefined)
     definition.project = deps.projects.defaultProject(resource.metadata.namespace);
+  const own = definition.labels as Record<string, string> | undefined;
+  definition.labels = { ...own, ...managedLabels(deps.clusterName, resource.metadata.namespace) };
   return definition as unknown as MonitorDefinition;
 }
 

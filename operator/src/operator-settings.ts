@@ -43,6 +43,17 @@ const operatorSettingsSchema = z.object({
     ),
   /** Only this namespace's Monitors are watched (one operator per team namespace); all when unset. */
   OPERATOR_WATCH_NAMESPACE: z.string().min(1).optional(),
+  /**
+   * The `meerkat.dev/cluster` label of every hub monitor this operator puts; its sweep deletes only monitors with
+   * its own whose Monitor is gone (ADR 0065). Unset: a hash of the cluster's CA (cluster-identity.ts), its own per
+   * cluster.
+   */
+  OPERATOR_CLUSTER_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$/, {
+      error: 'must be a label value: 1-63 letters, digits, "_", "." or "-", starting and ending alphanumeric',
+    })
+    .optional(),
   /** The hub's address as people reach it, for status.lastRunUrl; default MEERKAT_URL. */
   MEERKAT_PUBLIC_URL: z.url().optional(),
   HOST: z.string().min(1).default('0.0.0.0'),

@@ -44,6 +44,9 @@ export function registerOperatorCommand(program: Command): void {
         ...(settings.OPERATOR_WATCH_NAMESPACE === undefined
           ? {}
           : { watchNamespace: settings.OPERATOR_WATCH_NAMESPACE }),
+        ...(settings.OPERATOR_CLUSTER_NAME === undefined
+          ? {}
+          : { clusterName: settings.OPERATOR_CLUSTER_NAME }),
         hubGraceMs: settings.OPERATOR_HUB_GRACE_SECONDS * 1000,
         projects: parseProjectPolicy(settings.OPERATOR_NAMESPACE_PROJECTS),
         // The hub's web console (docs/console.md), so `kubectl describe` leads to the pages people read.

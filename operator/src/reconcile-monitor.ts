@@ -87,6 +87,17 @@ export interface ReconcileDependencies {
   hubCopies: HubCopies;
   /** A resource the hub refused is reconciled again this often; never when undefined. */
   refreshMs: number | undefined;
+  /** OPERATOR_CLUSTER_NAME: the `meerkat.dev/cluster` label of every monitor this operator puts (ADR 0065). */
+  clusterName: string;
+  /** The uids of Monitors deleted under a key, whose hub monitors go before the key's next sync (ADR 0065). */
+  departed: DepartedMonitors;
+}
+
+/** Hub monitors to delete because their Monitor was deleted, by the key the Monitor had. */
+export interface DepartedMonitors {
+  /** Takes the uids recorded under the key; `restore` puts back the ones not yet deleted. */
+  take(key: MonitorKey): string[];
+  restore(key: MonitorKey, uids: string[]): void;
 }
 
 /**
@@ -94,11 +105,47 @@ export interface ReconcileDependencies {
  * (the fleet sweep and the resync bring it back) or only a change of the resource can help; rejects when it should be
  * retried: with a HubUnreachableError once the hub answers again, with anything else after a backoff.
  */
-export function reconcileMonitor(key: MonitorKey, deps: ReconcileDependencies): Promise<ReconcileResult> {
+export async function reconcileMonitor(
+  key: MonitorKey,
+  deps: ReconcileDependencies,
+): Promise<ReconcileResult> {
+  // Before the key's current resource: one re-created under the same name must not clash with its predecessor.
+  await deleteDeparted(key, deps);
   return reconcileCached(deps.resources.get(key), {
     deletion: (resource) => reconcileDeletion(resource, deps),
     sync: (resource) => reconcileSync(resource, deps),
   });
+}
+
+/**
+ * Deletes the hub monitors of Monitors deleted under this key; what fails waits for the queue's retry. The API server
+ * is asked first (one GET): a cache that relisted from a stale list reports a Monitor gone that is not, and its hub
+ * monitor must stay (ADR 0065).
+ */
+async function deleteDeparted(key: MonitorKey, deps: ReconcileDependencies): Promise<void> {
+  const uids = deps.departed.take(key);
+  if (uids.length === 0) return;
+  let present: string | undefined;
+  try {
+    present = (await deps.resources.getLatest(key))?.metadata.uid;
+  } catch (error) {
+    deps.departed.restore(key, uids);
+    throw error;
+  }
+  for (const [index, uid] of uids.entries()) {
+    if (uid === present) continue;
+    try {
+      await deps.hub.deleteMonitor(uid);
+      deps.availability.reportAnswer();
+      deps.log.info({ monitor: key, monitorId: uid }, 'hub monitor deleted');
+    } catch (error) {
+      if (error instanceof HubRequestError && error.status === 404) continue;
+      deps.departed.restore(key, uids.slice(index));
+      if (isHubRejection(error)) throw error;
+      deps.availability.reportUnreachable(error);
+      throw new HubUnreachableError(error);
+    }
+  }
 }
 
 async function reconcileSync(
@@ -106,13 +153,11 @@ async function reconcileSync(
   deps: ReconcileDependencies,
 ): Promise<ReconcileResult> {
   const { observation, failure } = await syncMonitor(resource, deps);
-  let current = resource;
-  const finalizers = resource.metadata.finalizers ?? [];
-  if (observation.kind === 'synced' && !finalizers.includes(CLEANUP_FINALIZER)) {
-    current = await addFinalizer(resource, deps);
-  }
+  // No finalizer (ADR 0065): the hub monitor goes at the Monitor's DELETED event, or at the next resync's sweep.
   const status = desiredStatus({ resource, observation, now: deps.now() });
-  await writeStatusIfChanged(current, resource.status, status, deps);
+  // Before the status write, which moves the resourceVersion this compare-and-swap names.
+  if (observation.kind === 'synced') await dropLegacyFinalizer(resource, deps);
+  await writeStatusIfChanged(resource, resource.status, status, deps);
   if (failure !== undefined) throw failure;
   // Synced: the fleet sweep brings health changes and the resync drift (ADR 0049), no timer per Monitor. A
   // namespace refused its project: only a change of the resource (or of the operator's settings) helps.
@@ -121,24 +166,18 @@ async function reconcileSync(
 }
 
 /**
- * The finalizer goes on once the hub holds the monitor. When the resource was deleted in between (the API server
- * refuses new finalizers then), the hub monitor it just got is deleted here, since no later pass would know it.
+ * Removes the finalizer an operator before ADR 0065 added, once the hub holds this pass's definition (put, or
+ * compared equal), which carries this operator's labels: from then on the sweep finds the hub monitor when the
+ * Monitor goes, and a deletion no longer waits for a running operator. Once per Monitor, at the upgrade.
  */
-async function addFinalizer(
-  resource: MonitorResource,
-  deps: ReconcileDependencies,
-): Promise<MonitorResource> {
+async function dropLegacyFinalizer(resource: MonitorResource, deps: ReconcileDependencies): Promise<void> {
   const finalizers = resource.metadata.finalizers ?? [];
-  try {
-    return await deps.resources.setFinalizers(resource, [...finalizers, CLEANUP_FINALIZER]);
-  } catch (error) {
-    const now = await deps.resources.getLatest(keyOf(resource));
-    if (now && now.metadata.uid === resource.metadata.uid && !now.metadata.deletionTimestamp) throw error;
-    await deps.hub.deleteMonitor(resource.metadata.uid).catch((cleanup: unknown) => {
-      if (!(cleanup instanceof HubRequestError && cleanup.status === 404)) throw cleanup;
-    });
-    throw error;
-  }
+  if (!finalizers.includes(CLEANUP_FINALIZER) || resource.metadata.deletionTimestamp) return;
+  await deps.resources.setFinalizers(
+    resource,
+    finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
+  );
+  deps.log.info({ monitor: keyOf(resource) }, 'the finalizer of an earlier operator removed');
 }
 
 /** Writes the status only when it says something new, and announces condition changes as Events. */
@@ -157,8 +196,9 @@ async function writeStatusIfChanged(
 }
 
 /**
- * Deletes the hub monitor, then lets the resource go. While the hub refuses or cannot be reached, the resource
- * stays Terminating and says why (Synced=False, DeletionBlocked, one Event).
+ * A Monitor that still carries the finalizer of operators before ADR 0065: deletes the hub monitor, then lets the
+ * resource go. While the hub refuses or cannot be reached, the resource stays Terminating and says why
+ * (Synced=False, DeletionBlocked, one Event). A Monitor without it needs nothing here: its DELETED event does it.
  */
 async function reconcileDeletion(resource: MonitorResource, deps: ReconcileDependencies): Promise<void> {
   const finalizers = resource.metadata.finalizers ?? [];

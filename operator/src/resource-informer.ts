@@ -44,6 +44,8 @@ export interface ResourceInformerOptions<R extends Addressed> {
   onRestart: (error: unknown) => void;
   /** Called at each planned resync (every `resyncMs`), which is not a restart. */
   onRelist: () => void;
+  /** Called once the cache holds its first complete listing, every listed object handed to `onChange`. */
+  onListed?: () => void;
   /**
    * Watch from this resourceVersion instead of listing first, as a restarted informer with a remembered version
    * would (the cache starts empty). When it is too old, the API server answers 410 Gone and the informer lists.
@@ -59,6 +61,8 @@ export interface ResourceInformer<R> {
   get(key: MonitorKey): R | undefined;
   /** True while a watch request is open on the API server; the operator's readiness. */
   isEstablished(): boolean;
+  /** True once the cache holds a complete listing (not while it only resumed a watch from a remembered version). */
+  hasListed(): boolean;
   stop(): Promise<void>;
 }
 
@@ -74,6 +78,7 @@ export function startResourceInformer<R extends Addressed>(
       : `/apis/${MONITOR_GROUP}/${MONITOR_VERSION}/namespaces/${namespace}/${options.plural}`;
   let resumeFrom = options.resumeFrom;
   let stopped = false;
+  let listed = false;
   const backoff = createBackoff({ initialMs: options.initialBackoffMs, maxMs: options.maxBackoffMs });
   let restartTimer: NodeJS.Timeout | undefined;
 
@@ -93,6 +98,14 @@ export function startResourceInformer<R extends Addressed>(
     // Stopped while listing: the informer would otherwise open a watch nobody stops.
     if (stopped) throw Object.assign(new Error('the informer stopped'), { name: 'AbortError' });
     answer.items.forEach(trimForCache);
+    // The informer puts the items in its cache (calling onChange for each) in the microtask that takes this answer,
+    // so by the time an immediate callback runs the cache is complete.
+    if (!listed)
+      setImmediate(() => {
+        if (listed || stopped) return;
+        listed = true;
+        options.onListed?.();
+      });
     options.log.debug(
       {
         plural: options.plural,
@@ -162,6 +175,7 @@ export function startResourceInformer<R extends Addressed>(
   return {
     get: (key) => informer.get(key.name, key.namespace) as R | undefined,
     isEstablished: () => watch.isOpen && !stopped,
+    hasListed: () => listed,
     async stop() {
       stopped = true;
       clearInterval(resyncTimer);

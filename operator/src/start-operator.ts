@@ -10,8 +10,11 @@ import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
 import { healthDiffers, startFleetHealthSweep, type FleetHealth } from './fleet-health.js';
 import { createHubAvailability, HubUnreachableError } from './hub-availability.js';
 import { createHubCopies, type HubCopies } from './hub-copies.js';
+import { clusterIdentity } from './cluster-identity.js';
+import { createOrphanSweep } from './managed-monitors.js';
+import { createDepartedMonitors } from './departed-monitors.js';
 import { keepAliveKubeConfig } from './keep-alive-kube-config.js';
-import { kubeMonitorResources } from './kube-monitor-resources.js';
+import { kubeMonitorResources, listMonitorUids } from './kube-monitor-resources.js';
 import { startLeaderElection, type LeaderElection } from './leader-election.js';
 import { kubeMonitorEvents } from './monitor-events.js';
 import { createMonitorIndex } from './monitor-index.js';
@@ -55,6 +58,11 @@ export interface OperatorOptions {
   monitorUrl: (monitorId: string) => string;
   /** Only this namespace's Monitors (OPERATOR_WATCH_NAMESPACE); every namespace when absent. */
   watchNamespace?: string;
+  /**
+   * OPERATOR_CLUSTER_NAME: labels every hub monitor this operator puts, so its sweep collects only its own
+   * (ADR 0065). When absent, a hash of the cluster's CA (cluster-identity.ts): each cluster its own.
+   */
+  clusterName?: string;
   /** Absent: this process is the only replica and always leads. */
   leaderElection?: LeaderElectionSettings;
   /** The process's registry for the operator metrics; a private one when absent. */
@@ -90,11 +98,23 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
     options.log.warn('the hub has no POST /monitor/bulk (an older hub): each Monitor is put on its own'),
   );
   const hub: HubMonitors = { ...options.hub, putMonitor };
+  const identity =
+    operatorOptions.clusterName === undefined
+      ? clusterIdentity(operatorOptions.kubeConfig)
+      : { name: operatorOptions.clusterName, source: 'OPERATOR_CLUSTER_NAME' };
+  const clusterName = identity.name;
+  options.log.info(
+    { cluster: clusterName, from: identity.source },
+    `this operator's hub monitors are labelled meerkat.dev/cluster=${clusterName}`,
+  );
+  const departed = createDepartedMonitors();
   const dependencies = (
     informer: ResourceInformer<MonitorResource>,
     fleetHealth: FleetHealth,
     hubCopies: HubCopies,
   ): ReconcileDependencies => ({
+    clusterName,
+    departed,
     hub,
     resources: kubeMonitorResources(options.kubeConfig, informer),
     events: kubeMonitorEvents(options.kubeConfig, options.log),
@@ -131,8 +151,24 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
 
   function startController() {
     index.clear();
+    departed.clear();
+    // Monitors deleted while no controller watched, or whose deletion failed, go at each complete listing of the
+    // hub once the cache is listed too (ADR 0065); the informer's first listing sweeps the hub's last one.
+    const sweep = createOrphanSweep({
+      clusterName,
+      watchNamespace: options.watchNamespace,
+      cacheListed: () => controller?.informer.hasListed() ?? false,
+      isCached: (uid) => index.keyOfUid(uid) !== undefined,
+      liveUids: () => listMonitorUids(options.kubeConfig, options.watchNamespace),
+      deleteMonitor: (id) => options.hub.deleteMonitor(id),
+      log: options.log,
+    });
     // The hub's copies, listed now and at each planned resync: passes over synced Monitors compare with them.
-    const hubCopies = createHubCopies({ listMonitors: () => options.hub.listMonitors({}), log: options.log });
+    const hubCopies = createHubCopies({
+      listMonitors: () => options.hub.listMonitors({}),
+      log: options.log,
+      onListed: (monitors) => void sweep.hubListed(monitors),
+    });
     hubCopies.refresh();
     const queue = createRequeueingQueue({
       reconcile: (key) => metrics.measure(() => reconcileMonitor(key, reconcileDeps)),
@@ -149,9 +185,12 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
       kubeConfig: options.kubeConfig,
       plural: MONITOR_PLURAL,
       onChange: (key, change, resource) => {
+        // A deleted Monitor's hub monitor goes in the key's next pass, before a Monitor re-created under its name.
+        if (change === 'DELETED') departed.record(key, resource.metadata.uid);
         // Own status and finalizer writes come back as MODIFIED events; only what reconcile acts on counts.
         if (index.observe(change, resource) || !queue.has(key)) queue.enqueue(key);
       },
+      onListed: () => void sweep.cacheListed(),
       log: options.log,
       namespace: options.watchNamespace,
       resyncMs: options.resyncMs,
@@ -196,6 +235,7 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
         await fleetHealth.stop();
         await queue.stop();
         await hubCopies.stop();
+        await sweep.settled();
         await windows?.stop();
       },
     };

@@ -128,9 +128,17 @@ describe('the documentation', () => {
       '--wait',
       '--timeout=60s',
     );
-    // Step 2, `helm uninstall`: the operator goes.
+    // Step 2: the hub holds none of the cluster's monitors (the operator deletes each at its Monitor's deletion).
+    await eventually('every hub monitor deleted', async () => {
+      const answer = await setup.hub.request(
+        'GET',
+        `/monitor/?labelSelector=${encodeURIComponent(`meerkat.dev/namespace=${namespace}`)}`,
+      );
+      return ((await answer.json()) as { total: number }).total === 0;
+    });
+    // Step 3, `helm uninstall`: the operator goes.
     await operator?.stop();
-    // Step 3 deletes the CRD, which waits for every Monitor to go: none is left to wait for.
+    // Step 4 deletes the CRD, which waits for every Monitor to go: none is left to wait for.
     expect(await kubectl(undefined, 'get', 'monitors.meerkat.dev', '-n', namespace, '-o', 'name')).toBe('');
     expect(await kubectl(undefined, 'get', 'mkmw', '-n', namespace, '-o', 'name')).toBe('');
     const windows = (await (await setup.hub.request('GET', '/maintenance-windows')).json()) as {

@@ -127,7 +127,7 @@ export function monitorsIn(namespace: string) {
   const api = adminKubeConfig().makeApiClient(CustomObjectsApi);
   const target = { group: MONITOR_GROUP, version: MONITOR_VERSION, plural: MONITOR_PLURAL, namespace };
   return {
-    create: async (body: MonitorSample) =>
+    create: async (body: MonitorSample & { metadata: { finalizers?: string[] } }) =>
       (await api.createNamespacedCustomObject({ ...target, body })) as MonitorResource,
     get: async (name: string) =>
       (await api.getNamespacedCustomObject({ ...target, name })) as MonitorResource,

@@ -107,7 +107,7 @@ describe('the operator with a fleet of 200 Monitors', () => {
         async () => allCurrent(await listMonitors(namespace)),
         300_000,
       );
-      // Each creation costs one PUT: the finalizer and status writes coming back do not put again. A pass that
+      // Each creation costs one PUT: the status writes coming back do not put again. A pass that
       // failed (a loopback connection the hub closed under load) is retried, and may put once more.
       const failedPasses = await counter(registry, 'meerkat_operator_reconcile_errors_total');
       expect(hub.counts.puts).toBeGreaterThanOrEqual(FLEET);

@@ -11,6 +11,7 @@ import { eventually } from '../kube/test-cluster.js';
 import {
   condition,
   eventsFor,
+  hubMonitor,
   hubMonitorStatus,
   monitorsIn,
   sampleNamed,
@@ -43,21 +44,49 @@ describe('operator recovery', () => {
     await running.stop();
   });
 
-  it('completes a deletion made while it was stopped', async () => {
+  it('deletes the hub monitor of a Monitor deleted while it was stopped once it runs again', async () => {
     const monitors = monitorsIn(setup.namespace.name);
     const first = operator();
     await monitors.create(sampleNamed(setup.namespace.name, 'deleted-while-down'));
     const { metadata } = await untilSynced(setup.namespace.name, 'deleted-while-down');
     await first.running.stop();
 
+    // No finalizer (ADR 0065): the resource goes at once, and the hub monitor stays while no operator runs.
     await monitors.delete('deleted-while-down');
-    // The finalizer holds the resource (Terminating), and the hub monitor is still there.
-    expect((await monitors.get('deleted-while-down')).metadata.deletionTimestamp).toBeDefined();
+    await eventually('the resource being removed', () => monitors.gone('deleted-while-down'));
     expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(200);
 
+    // The restarted operator's first listings (the cache, the hub's monitors) find it orphaned.
     operator();
-    await eventually('the resource being removed', () => monitors.gone('deleted-while-down'));
-    expect(await hubMonitorStatus(setup.hub, metadata.uid)).toBe(404);
+    await eventually(
+      'the hub monitor deleted',
+      async () => (await hubMonitorStatus(setup.hub, metadata.uid)) === 404,
+    );
+  });
+
+  it('removes the finalizer of an operator before ADR 0065 once synced, and still deletes the hub monitor', async () => {
+    const monitors = monitorsIn(setup.namespace.name);
+    operator();
+    const sample = sampleNamed(setup.namespace.name, 'with-old-finalizer');
+    await monitors.create({
+      ...sample,
+      metadata: { ...sample.metadata, finalizers: ['meerkat.dev/cleanup'] },
+    });
+    const { metadata } = await untilSynced(setup.namespace.name, 'with-old-finalizer');
+    // The hub monitor now carries this operator's labels, so the finalizer goes: a deletion waits for no operator.
+    await eventually(
+      'the old finalizer removed',
+      async () =>
+        !(await monitors.get('with-old-finalizer')).metadata.finalizers?.includes('meerkat.dev/cleanup'),
+    );
+    expect((await hubMonitor(setup.hub, metadata.uid)).body.labels).toHaveProperty('meerkat.dev/cluster');
+    // Without the finalizer the resource goes at once, and its DELETED event's pass deletes the hub monitor.
+    await monitors.delete('with-old-finalizer');
+    await eventually('the resource being removed', () => monitors.gone('with-old-finalizer'));
+    await eventually(
+      'the hub monitor deleted',
+      async () => (await hubMonitorStatus(setup.hub, metadata.uid)) === 404,
+    );
   });
 
   it('serves probes and metrics, records Events, refreshes health and repairs drift', async () => {

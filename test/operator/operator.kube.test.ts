@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../kube/test-cluster.js';
 import { readMonitorSamples } from './monitor-crd-install.js';
+import { clusterIdentity } from '../../operator/src/cluster-identity.js';
 import {
   condition,
   hubMonitor,
@@ -31,10 +32,17 @@ describe('meerkat operator', () => {
       await monitors().create(sample.resource);
       const resource = await untilSynced(setup.namespace.name, sample.resource.metadata.name, 'True', 1);
       expect(resource.status?.monitorId).toBe(resource.metadata.uid);
-      expect(resource.metadata.finalizers).toContain('meerkat.dev/cleanup');
+      // No finalizer (ADR 0065): the hub monitor is labelled as this operator's instead.
+      expect(resource.metadata.finalizers ?? []).not.toContain('meerkat.dev/cleanup');
       const inHub = await hubMonitor(setup.hub, resource.metadata.uid);
       expect(inHub.status).toBe(200);
       expect(inHub.body).toMatchObject({ id: resource.metadata.uid, nodes: sample.resource.spec?.nodes });
+      expect(clusterIdentity(setup.kubeConfig).name).toMatch(/^ca-[0-9a-f]{16}$/);
+      expect(inHub.body.labels).toMatchObject({
+        // OPERATOR_CLUSTER_NAME unset: the hash of the test cluster's CA.
+        'meerkat.dev/cluster': clusterIdentity(setup.kubeConfig).name,
+        'meerkat.dev/namespace': setup.namespace.name,
+      });
     },
   );
 
@@ -64,11 +72,14 @@ describe('meerkat operator', () => {
     });
   });
 
-  it('deletes the hub monitor before the resource goes', async () => {
+  it('deletes the hub monitor once the resource goes', async () => {
     await monitors().create(sampleNamed(setup.namespace.name, 'short-lived'));
     const { metadata } = await untilSynced(setup.namespace.name, 'short-lived', 'True', 1);
     await monitors().delete('short-lived');
     await eventually('the resource being removed', () => monitors().gone('short-lived'));
-    expect((await hubMonitor(setup.hub, metadata.uid)).status).toBe(404);
+    await eventually(
+      'the hub monitor deleted',
+      async () => (await hubMonitor(setup.hub, metadata.uid)).status === 404,
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
 } from '../../hub/src/contract/monitor-definition.js';
 import type { Run } from '../../hub/src/contract/run.js';
 import { createHubAvailability, HubUnreachableError } from '../../operator/src/hub-availability.js';
+import { createDepartedMonitors } from '../../operator/src/departed-monitors.js';
 import { createHubCopies } from '../../operator/src/hub-copies.js';
 import type { MonitorEvent } from '../../operator/src/monitor-events.js';
 import type { MonitorHealthFigures } from '../../operator/src/monitor-health.js';
@@ -210,6 +211,8 @@ function setUp(extra: { graceMs?: number } = {}) {
     // Never listed unless a test refreshes it: each pass reads its own copy, as without a listing.
     hubCopies: createHubCopies({ listMonitors: () => hub.listMonitors({}), log }),
     refreshMs: 60_000,
+    clusterName: 'test-cluster',
+    departed: createDepartedMonitors(),
   };
   const synced = () => resources.resource?.status?.conditions?.find((c) => c.type === 'Synced');
   return { hub, resources, deps, synced, events, availability };
@@ -241,8 +244,13 @@ describe('reconcileMonitor', () => {
     await reconcileMonitor(key, deps);
     await reconcileMonitor(key, deps);
     expect([...hub.monitors.keys()]).toEqual([uid]);
-    expect(hub.monitors.get(uid)).toMatchObject({ name: 'checkout', project: 'shop' });
-    expect(resources.resource?.metadata.finalizers).toEqual([CLEANUP_FINALIZER]);
+    expect(hub.monitors.get(uid)).toMatchObject({
+      name: 'checkout',
+      project: 'shop',
+      labels: { 'meerkat.dev/cluster': 'test-cluster', 'meerkat.dev/namespace': 'shop' },
+    });
+    // No finalizer (ADR 0065): the Monitor's deletion is seen at its DELETED event or by the resync's sweep.
+    expect(resources.resource?.metadata.finalizers).toBeUndefined();
     expect(resources.resource?.status).toMatchObject({ monitorId: uid, observedGeneration: 1 });
     expect(synced()).toMatchObject({ status: 'True', reason: 'Synced', observedGeneration: 1 });
   });
@@ -601,9 +609,10 @@ describe('reconcileMonitor', () => {
     expect(hub.monitors.get(uid)?.project).toBe('billing');
   });
 
-  it('deleting with the hub down keeps the finalizer and says so, then a retry deletes the hub monitor', async () => {
+  it('deleting a Monitor with the finalizer of an older operator, the hub down, keeps it and says so, then a retry deletes the hub monitor', async () => {
     const { hub, resources, deps, synced, events } = setUp();
     await reconcileMonitor(key, deps);
+    resources.resource!.metadata.finalizers = [CLEANUP_FINALIZER];
     resources.resource!.metadata.deletionTimestamp = '2025-01-01T01:00:00Z';
     hub.down = true;
     await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
@@ -620,13 +629,59 @@ describe('reconcileMonitor', () => {
     expect(events.map((event) => event.reason)).toEqual(['DeletionBlocked', 'Deleted']);
   });
 
-  it('deleting a resource whose hub monitor is already gone just removes the finalizer', async () => {
+  it('deleting a resource whose hub monitor is already gone just removes the older operator’s finalizer', async () => {
     const { hub, resources, deps } = setUp();
     await reconcileMonitor(key, deps);
+    resources.resource!.metadata.finalizers = [CLEANUP_FINALIZER];
     hub.monitors.clear();
     resources.resource!.metadata.deletionTimestamp = '2025-01-01T01:00:00Z';
     await reconcileMonitor(key, deps);
     expect(resources.resource).toBeUndefined();
+  });
+
+  it('a deleted Monitor’s hub monitor goes before a Monitor re-created under its name is put', async () => {
+    const { hub, resources, deps, synced } = setUp();
+    await reconcileMonitor(key, deps);
+    deps.departed.record(key, uid);
+    const successor = monitorResource();
+    successor.metadata.uid = '22222222-2222-4222-8222-222222222222';
+    resources.resource = successor;
+    await reconcileMonitor(key, deps);
+    expect([...hub.monitors.keys()]).toEqual([successor.metadata.uid]);
+    expect(synced()).toMatchObject({ status: 'True', reason: 'Synced' });
+  });
+
+  it('a deleted Monitor’s hub monitor, the hub down, is deleted by the retry once it answers', async () => {
+    const { hub, resources, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    resources.resource = undefined;
+    deps.departed.record(key, uid);
+    hub.down = true;
+    await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
+    expect(hub.monitors.has(uid)).toBe(true);
+    hub.down = false;
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.size).toBe(0);
+  });
+
+  it('a deletion reported for a Monitor the API server still holds (a stale relist) leaves its hub monitor', async () => {
+    const { hub, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    deps.departed.record(key, uid);
+    await reconcileMonitor(key, deps);
+    expect([...hub.monitors.keys()]).toEqual([uid]);
+  });
+
+  it('an older operator’s finalizer goes once the hub holds the labelled definition, not while it is refused', async () => {
+    const { hub, resources, deps } = setUp();
+    resources.resource!.metadata.finalizers = [CLEANUP_FINALIZER, 'example.com/other'];
+    hub.rejectWith = new HubRequestError(422, 'invalid definition');
+    await reconcileMonitor(key, deps);
+    expect(resources.resource?.metadata.finalizers).toEqual([CLEANUP_FINALIZER, 'example.com/other']);
+    hub.rejectWith = undefined;
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.get(uid)?.labels).toMatchObject({ 'meerkat.dev/cluster': 'test-cluster' });
+    expect(resources.resource?.metadata.finalizers).toEqual(['example.com/other']);
   });
 
   it('a resource that no longer exists needs nothing', async () => {
