@@ -154,7 +154,7 @@ export const ledger: LedgerEntry[] = [
   {
     file: 'docs/install.md',
     first:
-      'kubectl delete monitors.meerkat.dev --all -A --wait   # the operator deletes each hub monitor, then the resource',
+      'kubectl delete monitors.meerkat.dev --all -A --wait   # the operator deletes each hub monitor as its Monitor goes',
     skip: '-A deletes every Monitor of the reader’s cluster; run with -n its namespace on the shared test cluster',
     coveredBy: 'test/operator/operator-docs.kube.test.ts',
   },

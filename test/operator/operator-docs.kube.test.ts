@@ -2,15 +2,17 @@
 // with the operator and a real hub: every `kind: Monitor` and `kind: MaintenanceWindow` document in docs/*.md
 // applies with kubectl and is Synced, and the uninstall order of docs/install.md leaves nothing a CRD deletion would
 // wait for.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
 import { parseAllDocuments, stringify } from 'yaml';
 import { createHubClient } from '../../hub/src/client/hub-client.js';
 import { isMaintenanceWindowResource } from '../../hub/src/contract/maintenance-window-resource.js';
 import { isMonitorResource } from '../../hub/src/contract/monitor-resource.js';
 import type { RunningOperator } from '../../operator/src/start-operator.js';
+import { runMeerkat } from '../harness/processes.js';
 import { eventually, kubeCluster } from '../kube/test-cluster.js';
 import { installMonitorCrd } from './monitor-crd-install.js';
 import {
@@ -24,10 +26,40 @@ import {
 const setup = setUpOperatorTests('operator-docs');
 const docs = new URL('../../docs/', import.meta.url);
 let operator: RunningOperator | undefined;
+/** The operator's log, as `kubectl logs deploy/meerkat-operator` would print it (install.md's uninstall reads it). */
+let operatorLog = '';
 beforeAll(async () => {
   await installMonitorCrd(new URL('../../crds/maintenancewindows.meerkat.dev.yaml', import.meta.url));
-  operator = setup.startTestOperator({ windows: createHubClient(setup.hub.url, setup.hub.keys.acmeEditor) });
+  operator = setup.startTestOperator({
+    windows: createHubClient(setup.hub.url, setup.hub.keys.acmeEditor),
+    log: pino({ level: 'info' }, { write: (line: string) => void (operatorLog += line) }),
+  });
 });
+
+/** A line of install.md's uninstall block that starts with `start`. */
+function uninstallLine(start: string): string {
+  const text = readFileSync(new URL('install.md', docs), 'utf8');
+  const line = text.split('\n').find((each) => each.startsWith(start));
+  if (line === undefined) throw new Error(`install.md has no line starting ${start}`);
+  return line;
+}
+
+/** install.md's `meerkat get monitors -l <label>`, with the label the operator logged, against the test hub. */
+async function monitorsLabelled(label: string): Promise<string> {
+  const [, ...args] = uninstallLine('meerkat get monitors -l ')
+    .replace(/\s+#.*$/, '')
+    .split(/\s+/);
+  const listed = await runMeerkat(
+    args.map((arg) => (arg.startsWith('meerkat.dev/cluster=') ? label : arg)),
+    {
+      MEERKAT_URL: setup.hub.url,
+      MEERKAT_API_KEY: setup.hub.keys.acmeEditor,
+      MEERKAT_CONFIG: '/nonexistent',
+    },
+  );
+  expect(listed.code, listed.stderr).toBe(0);
+  return listed.stdout;
+}
 
 /** Every YAML document of a docs page that is a `kind`: in ```yaml blocks and in `<<'YAML'` heredocs. */
 function resourceExamples(
@@ -107,6 +139,15 @@ describe('the documentation', () => {
       await monitors.create(sampleNamed(namespace, name));
       uids.push((await untilSynced(namespace, name)).metadata.uid);
     }
+    // The label install.md finds in the operator's log: its own `grep -o ... | head -1`, run on that log.
+    const logged = uninstallLine('kubectl logs -n meerkat deploy/meerkat-operator |');
+    const label = execFileSync('bash', ['-c', logged.slice(logged.indexOf('|') + 1)], {
+      input: operatorLog,
+      encoding: 'utf8',
+    }).trim();
+    expect(label).toMatch(/^meerkat\.dev\/cluster=(ca|api)-[0-9a-f]{16}$/);
+    const before = await monitorsLabelled(label);
+    for (const name of ['uninstall-a', 'uninstall-b', 'uninstall-c']) expect(before).toContain(name);
     // Step 1, in this namespace only (`-A` would reach the other test files' namespaces on this shared cluster).
     await kubectl(
       undefined,
@@ -136,6 +177,7 @@ describe('the documentation', () => {
       );
       return ((await answer.json()) as { total: number }).total === 0;
     });
+    expect(await monitorsLabelled(label)).not.toContain('uninstall-');
     // Step 3, `helm uninstall`: the operator goes.
     await operator?.stop();
     // Step 4 deletes the CRD, which waits for every Monitor to go: none is left to wait for.
