@@ -1,4 +1,5 @@
 import type { HubRequestError } from '../client/hub-client.js';
+import { HubTransportError } from '../client/transport-retry.js';
 import { errorMessage } from '../log/error-facts.js';
 
 /**
@@ -47,11 +48,17 @@ export function describeHubError(error: HubRequestError, where = ''): string[] {
   return [`${where}the hub answered ${error.status}: ${error.message}`];
 }
 
-/** `fetch` failing before any answer: refused connection, unknown host, timeout. */
-export function isUnreachable(error: unknown): error is TypeError {
-  return error instanceof TypeError && error.message === 'fetch failed';
+/**
+ * `fetch` failing before any answer (refused connection, unknown host, timeout), or the hub client giving up on a
+ * connection that failed (transport-retry.ts: refused on every attempt, or lost under a request it may not resend).
+ */
+export function isUnreachable(error: unknown): error is TypeError | HubTransportError {
+  return (
+    (error instanceof TypeError && error.message === 'fetch failed') || error instanceof HubTransportError
+  );
 }
 
-export function describeUnreachable(error: TypeError): string {
+export function describeUnreachable(error: TypeError | HubTransportError): string {
+  if (error instanceof HubTransportError) return `cannot reach the hub (${error.message})`;
   return `cannot reach the hub (${errorMessage(error.cause)})`;
 }
