@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 import type { Monitor } from '../../hub/src/contract/monitor-definition.js';
+import { MONITOR_API_VERSION } from '../../hub/src/contract/monitor-resource.js';
 import type { Run } from '../../hub/src/contract/run.js';
 import { HubRequestError, type MonitorHealthRow } from '../../hub/src/client/hub-client.js';
 import type { FleetHealth } from './fleet-health.js';
@@ -138,6 +139,12 @@ async function deleteDeparted(key: MonitorKey, deps: ReconcileDependencies): Pro
       await deps.hub.deleteMonitor(uid);
       deps.availability.reportAnswer();
       deps.log.info({ monitor: key, monitorId: uid }, 'hub monitor deleted');
+      // The resource is gone, but `kubectl get events` still lists an Event about it, as it did when a finalizer
+      // held the resource until this deletion (docs/operator.md).
+      await deps.events.record(
+        { apiVersion: MONITOR_API_VERSION, kind: 'Monitor', metadata: { ...key, uid } },
+        { type: 'Normal', reason: 'Deleted', message: `the hub monitor ${uid} was deleted with its Monitor` },
+      );
     } catch (error) {
       if (error instanceof HubRequestError && error.status === 404) continue;
       deps.departed.restore(key, uids.slice(index));
