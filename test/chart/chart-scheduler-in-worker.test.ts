@@ -1,5 +1,6 @@
-// scheduler.inWorker: no scheduler Deployment, the first `worker` location's one worker keeps the schedules
-// (docs/adr/0067-scheduler-in-a-worker.md); a render that would run the scheduler in several replicas fails.
+// The scheduler's replicas (docs/adr/0069-scheduler-lease.md: one schedules, the others stand by) and
+// scheduler.inWorker: no scheduler Deployment, the first `worker` location's workers keep the schedules
+// (docs/adr/0067-scheduler-in-a-worker.md).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,9 +84,44 @@ describe('scheduler.inWorker', () => {
     expect(deploymentNames(chart)).not.toContain('meerkat-scheduler');
   });
 
-  it('fails naming the replicas when the worker that would keep the schedules runs more than one', () => {
-    expect(() => renderChart([defaults, valuesFile('two.yaml', 'scheduler:\n  inWorker: true\n')])).toThrow(
-      /scheduler.inWorker: the worker Deployment of location default .* must run 1 replica, not 2/,
+  it('gives --with-scheduler to every replica of that worker: the lease lets one of them schedule', () => {
+    const chart = renderChart([defaults, valuesFile('two.yaml', 'scheduler:\n  inWorker: true\n')]);
+    const worker = deployment(chart, 'meerkat-worker-default');
+    expect(worker.spec.replicas).toBe(2);
+    expect(worker.spec.template.spec.containers[0]?.args).toEqual([
+      'worker',
+      '--locations',
+      'default',
+      '--with-scheduler',
+    ]);
+    expect(chart.ofKind('PodDisruptionBudget').map((p) => p.metadata.name)).not.toContain(
+      'meerkat-scheduler',
+    );
+  });
+});
+
+describe('scheduler.replicas', () => {
+  it('renders one scheduler and no disruption budget by default', () => {
+    const chart = renderChart([defaults]);
+    expect(deployment(chart, 'meerkat-scheduler').spec.replicas).toBe(1);
+    expect(chart.ofKind('PodDisruptionBudget').map((p) => p.metadata.name)).not.toContain(
+      'meerkat-scheduler',
+    );
+  });
+
+  it('renders stand-by replicas and a budget that keeps all but one of them through a drain', () => {
+    const chart = renderChart([defaults, valuesFile('replicas.yaml', 'scheduler:\n  replicas: 2\n')]);
+    expect(deployment(chart, 'meerkat-scheduler').spec.replicas).toBe(2);
+    const budget = chart.find('PodDisruptionBudget', 'meerkat-scheduler') as KubeObject & {
+      spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    expect(budget.spec.maxUnavailable).toBe(1);
+    expect(budget.spec.selector.matchLabels['app.kubernetes.io/component']).toBe('scheduler');
+  });
+
+  it('refuses 0 replicas, naming the value', () => {
+    expect(() => renderChart([defaults, valuesFile('zero.yaml', 'scheduler:\n  replicas: 0\n')])).toThrow(
+      /scheduler.*replicas/,
     );
   });
 });

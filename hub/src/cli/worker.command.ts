@@ -14,7 +14,7 @@ export function registerWorkerCommand(program: Command): void {
     .option('--concurrency <n>', 'checks under way at once (default WORKER_CONCURRENCY)')
     .option(
       '--with-scheduler',
-      'also keep the schedules, as `meerkat scheduler` does, instead of a scheduler process (run it in exactly one process)',
+      'also keep the schedules, as `meerkat scheduler` does, instead of a scheduler process (in several processes, one schedules and the others stand by)',
     )
     .action(async (options: { locations: string; concurrency?: string; withScheduler?: boolean }) => {
       const settings = loadSettings(process.env, 'worker');
