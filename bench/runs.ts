@@ -34,6 +34,8 @@ const { values } = parseArgs({
     // RUN_DETAILS_KEEP_MINUTES and RUN_DETAILS_KEEP_LATEST of the scheduler (the hub's defaults when absent).
     'keep-minutes': { type: 'string' },
     'keep-latest': { type: 'string' },
+    // RUN_DETAILS_AT_INSERT of the worker: `compact-unchanged` inserts passing runs of unchanged outcome compacted.
+    'details-at-insert': { type: 'string' },
     // After the window, fold the compacted runs as the scheduler will once their hour is RUN_FOLD_AFTER_MINUTES
     // past (docs/adr/0061), and report what the folds cost (bench/storage.ts).
     'fold-at-end': { type: 'boolean', default: false },
@@ -89,6 +91,9 @@ try {
       EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
       ...(values['keep-minutes'] === undefined ? {} : { RUN_DETAILS_KEEP_MINUTES: values['keep-minutes'] }),
       ...(values['keep-latest'] === undefined ? {} : { RUN_DETAILS_KEEP_LATEST: values['keep-latest'] }),
+      ...(values['details-at-insert'] === undefined
+        ? {}
+        : { RUN_DETAILS_AT_INSERT: values['details-at-insert'] }),
     },
     'worker',
   );

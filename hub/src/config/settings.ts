@@ -127,6 +127,9 @@ const settingsSchema = z
     // Passing runs lose their step details after this, unless among the latest (docs/adr/0050); 0 keeps all.
     RUN_DETAILS_KEEP_MINUTES: z.coerce.number().int().min(0).max(5_256_000).default(60),
     RUN_DETAILS_KEEP_LATEST: z.coerce.number().int().min(1).max(1000).default(50),
+    // `compact-unchanged`: a passing scheduled run whose previous run of its monitor and location passed is
+    // inserted compacted, even the latest; failures and changes of outcome stay whole (docs/adr/0072).
+    RUN_DETAILS_AT_INSERT: z.enum(['whole', 'compact-unchanged']).default('whole'),
     // Compacted passing runs of hours that ended longer ago are folded, one row a monitor and hour, and leave the
     // run lists (docs/adr/0061); 0 keeps them as rows.
     RUN_FOLD_AFTER_MINUTES: z.coerce.number().int().min(0).max(5_256_000).default(1440),

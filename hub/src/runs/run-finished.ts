@@ -5,6 +5,7 @@ import {
   finishRun,
   insertFinishedScheduledRuns,
   resultColumns,
+  type DetailsAtInsert,
   type FinishedScheduledRun,
   type RunResult,
   type RunRow,
@@ -92,6 +93,7 @@ async function insertExecutedRuns(
   db: Db,
   executed: readonly ExecutedScheduledResult[],
   hooks: readonly RunFinishedHook[],
+  detailsAtInsert: DetailsAtInsert,
 ): Promise<Map<string, RunRow>> {
   const monitors = new Set(executed.map(({ run }) => monitorKey(run)));
   if (monitors.size !== executed.length) throw new Error('a batch of results holds two runs of one monitor');
@@ -102,6 +104,7 @@ async function insertExecutedRuns(
       [...executed]
         .sort((a, b) => byMonitor(a.run, b.run))
         .map(({ run, result }) => ({ ...run, ...resultColumns(result) })),
+      detailsAtInsert,
     );
     await runHooks(tx, inserted, hooks, afterCommit);
     return new Map(inserted.map((row) => [row.id, row]));
@@ -127,13 +130,15 @@ function refusedResult(result: RunResult, refusal: string): RunResult {
  * mid-run leaves nothing behind and the slot's redelivered job runs it again. Each entry's row in order, or
  * `undefined` when its slot already had its run (a second delivery of the same slot). A failure is thrown for
  * the whole batch: the database away (the queue retries), or a result it refused (write them one by one).
+ * `detailsAtInsert` is RUN_DETAILS_AT_INSERT (docs/adr/0072).
  */
 export async function recordScheduledRuns(
   db: Db,
   executed: readonly ExecutedScheduledResult[],
   hooks: readonly RunFinishedHook[],
+  detailsAtInsert: DetailsAtInsert = 'whole',
 ): Promise<Array<RunRow | undefined>> {
-  const inserted = await insertExecutedRuns(db, executed, hooks);
+  const inserted = await insertExecutedRuns(db, executed, hooks, detailsAtInsert);
   return executed.map(({ run }) => inserted.get(run.id));
 }
 
@@ -167,9 +172,10 @@ export async function recordScheduledRun(
   run: ExecutedScheduledRun,
   result: RunResult,
   hooks: readonly RunFinishedHook[],
+  detailsAtInsert: DetailsAtInsert = 'whole',
 ): Promise<RunRow | undefined> {
   try {
-    const [row] = await recordScheduledRuns(db, [{ run, result }], hooks);
+    const [row] = await recordScheduledRuns(db, [{ run, result }], hooks, detailsAtInsert);
     return row;
   } catch (error) {
     if (hasSqlState(error, SqlState.foreignKeyViolation) && constraintOf(error) === RUNS_MONITOR_FK)

@@ -5,6 +5,7 @@ import type { Executor } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import type { RunTable } from '../db/tables.js';
 import { findFoldedRun, foldHoldsSlot } from './run-fold.repository.js';
+import { compactedSteps, outcomeChanged } from './run-keep.repository.js';
 
 export type RunRow = Selectable<RunTable>;
 
@@ -85,53 +86,105 @@ export type FinishedScheduledRun = Pick<
   'organization_id' | 'id' | 'monitor_id' | 'execution_group_id' | 'location' | 'environment'
 > & { schedule_slot: string; started_at: Date } & ReturnType<typeof resultColumns>;
 
+/** RUN_DETAILS_AT_INSERT (docs/adr/0072): `compact-unchanged` inserts passing runs of unchanged outcome compacted. */
+export type DetailsAtInsert = 'whole' | 'compact-unchanged';
+
 /**
  * Finished scheduled runs in one insert, each once however often its slot's job is delivered (as
  * `insertScheduledRuns`), with one array parameter per column (db/array-params.ts): the rows returned are those
  * inserted, in the order given. A plain insert of the slots not recorded yet, in a savepoint: `on conflict` would
  * make each row a speculative insert and log a confirmation record for it (48 bytes of WAL a run, docs/adr/0068).
  * Only when another delivery of a slot commits its run between the check and the insert does the unique key
- * refuse it: the same insert again, `on conflict do nothing`, from the savepoint.
+ * refuse it: the same insert again, `on conflict do nothing`, from the savepoint. With `compact-unchanged` a
+ * passing run whose previous run of its monitor and location passed is stored compacted, as the compaction would
+ * leave it (docs/adr/0072); the rows returned still carry its whole steps, for the hooks (TLS expiry).
  */
 export async function insertFinishedScheduledRuns(
   db: Executor,
   rows: readonly FinishedScheduledRun[],
+  detailsAtInsert: DetailsAtInsert = 'whole',
 ): Promise<RunRow[]> {
   if (rows.length === 0) return [];
-  if (!db.isTransaction) return db.transaction().execute((tx) => insertFinishedScheduledRuns(tx, rows));
+  if (!db.isTransaction)
+    return db.transaction().execute((tx) => insertFinishedScheduledRuns(tx, rows, detailsAtInsert));
+  const insert = async (onConflict: boolean) => {
+    if (detailsAtInsert === 'whole') return (await finishedRunsInsert(rows, onConflict).execute(db)).rows;
+    const { rows: inserted } = await compactingRunsInsert(rows, onConflict).execute(db);
+    return inserted.map(({ whole_steps, ...row }) => ({ ...row, steps: whole_steps }));
+  };
   await sql`savepoint finished_runs`.execute(db);
   try {
-    const inserted = await finishedRunsInsert(rows, false).execute(db);
+    const inserted = await insert(false);
     await sql`release savepoint finished_runs`.execute(db);
-    return inserted.rows;
+    return inserted;
   } catch (error) {
     if (!hasSqlState(error, SqlState.uniqueViolation)) throw error;
     await sql`rollback to savepoint finished_runs`.execute(db);
-    return (await finishedRunsInsert(rows, true).execute(db)).rows;
+    return insert(true);
   }
 }
 
-function finishedRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
+/** The columns a finished scheduled run is inserted with. */
+const FINISHED_RUN_COLUMNS = sql`organization_id, id, monitor_id, execution_group_id, location, environment, status,
+  triggered_by, schedule_slot, started_at, completed_at, duration_ms, success, errors, steps`;
+
+/** The rows to insert, one array parameter per column, as `u(o, i, m, g, l, e, st, sl, sa, ca, d, su, er, sp, cr, n)`. */
+function finishedRunsSource(rows: readonly FinishedScheduledRun[]) {
   const text = (pick: (row: FinishedScheduledRun) => string | null) => textArray(rows.map(pick));
-  return sql<RunRow>`
-    insert into runs (organization_id, id, monitor_id, execution_group_id, location, environment, status,
-      triggered_by, schedule_slot, started_at, completed_at, duration_ms, success, errors, steps, created_at)
-    select o, i, m, g, l, e, st, 'schedule', sl, sa, ca, d, su, er::jsonb, sp::jsonb, cr
-    from unnest(${text((r) => r.organization_id)}, ${text((r) => r.id)}, ${text((r) => r.monitor_id)},
+  return sql`unnest(${text((r) => r.organization_id)}, ${text((r) => r.id)}, ${text((r) => r.monitor_id)},
       ${text((r) => r.execution_group_id)}, ${text((r) => r.location)}, ${text((r) => r.environment)},
       ${text((r) => r.status)}, ${text((r) => r.schedule_slot)}, ${timestampArray(rows.map((r) => r.started_at))},
       ${timestampArray(rows.map((r) => r.completed_at))}, ${rows.map((r) => r.duration_ms)}::float8[],
       ${rows.map((r) => r.success)}::bool[], ${text((r) => r.errors)}, ${text((r) => r.steps)},
       ${timestampArray(rows.map((r) => slotDueAt(r.schedule_slot)))})
-      with ordinality as u(o, i, m, g, l, e, st, sl, sa, ca, d, su, er, sp, cr, n)
-    -- A slot of an hour that is over may be folded already (docs/adr/0061): it is recorded once, not again.
-    where (cr >= date_bin('1 hour', now(), timestamptz 'epoch')
+      with ordinality as u(o, i, m, g, l, e, st, sl, sa, ca, d, su, er, sp, cr, n)`;
+}
+
+/** Of `finishedRunsSource`'s rows, the slots not recorded yet. */
+// A slot of an hour that is over may be folded already (docs/adr/0061): it is recorded once, not again.
+const SLOT_NOT_RECORDED = sql`(cr >= date_bin('1 hour', now(), timestamptz 'epoch')
       or not ${foldHoldsSlot(sql`o`, sql`m`, sql`l`, sql`cr`)})
       and not exists (select 1 from runs r where r.organization_id = o and r.monitor_id = m and r.created_at = cr
-        and r.location = l and r.schedule_slot = sl)
+        and r.location = l and r.schedule_slot = sl)`;
+
+const onSlotConflict = (onConflict: boolean) =>
+  onConflict
+    ? sql`on conflict (organization_id, monitor_id, location, schedule_slot, created_at) do nothing`
+    : sql``;
+
+function finishedRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
+  return sql<RunRow>`
+    insert into runs (${FINISHED_RUN_COLUMNS}, created_at)
+    select o, i, m, g, l, e, st, 'schedule', sl, sa, ca, d, su, er::jsonb, sp::jsonb, cr
+    from ${finishedRunsSource(rows)}
+    where ${SLOT_NOT_RECORDED}
     order by n
-    ${onConflict ? sql`on conflict (organization_id, monitor_id, location, schedule_slot, created_at) do nothing` : sql``}
+    ${onSlotConflict(onConflict)}
     returning *`;
+}
+
+/**
+ * As `finishedRunsInsert`, but a passing run whose previous run (a row or a fold) passed is inserted compacted
+ * (`details_compacted` true): no candidate entry, no later rewrite. Each row comes back with `whole_steps`.
+ */
+function compactingRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
+  return sql<RunRow & { whole_steps: RunRow['steps'] }>`
+    with input as (
+      select u.*, coalesce(su, false) and not ${outcomeChanged(sql`run`)} as compact
+      from ${finishedRunsSource(rows)}
+        cross join lateral (select o as organization_id, m as monitor_id, l as location, cr as created_at) run
+      where ${SLOT_NOT_RECORDED}),
+    inserted as (
+      insert into runs (${FINISHED_RUN_COLUMNS}, details_compacted, created_at)
+      select o, i, m, g, l, e, st, 'schedule', sl, sa, ca, d, su, er::jsonb,
+        case when compact then ${compactedSteps(sql`sp::jsonb`)} else sp::jsonb end, compact or null, cr
+      from input
+      order by n
+      ${onSlotConflict(onConflict)}
+      returning *)
+    select inserted.*, input.sp::jsonb as whole_steps
+    from inserted join input on input.i = inserted.id
+    order by input.n`;
 }
 
 /** A run by its id: its row, or what a fold keeps of it (docs/adr/0061-fold-old-passing-runs.md). */

@@ -95,6 +95,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       clock: systemClock,
       log,
       hooks: options.hooks ?? [],
+      detailsAtInsert: settings.RUN_DETAILS_AT_INSERT,
       checks: admission.checks,
       awaitWrite: admission.awaitWrite,
       monitors,

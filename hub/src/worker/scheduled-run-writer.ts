@@ -6,7 +6,7 @@ import {
   type ExecutedScheduledResult,
   type RunFinishedHook,
 } from '../runs/run-finished.js';
-import type { RunRow } from '../runs/run.repository.js';
+import type { DetailsAtInsert, RunRow } from '../runs/run.repository.js';
 import { isDatabaseUnavailable } from '../system/dependency-errors.js';
 
 /** How long a finished result waits for others to share its transaction, at most. */
@@ -33,7 +33,13 @@ interface WaitingResult extends ExecutedScheduledResult {
 export function createScheduledRunWriter(
   db: Db,
   hooks: readonly RunFinishedHook[],
-  { flushAt = MAX_BATCH }: { flushAt?: number } = {},
+  {
+    flushAt = MAX_BATCH,
+    detailsAtInsert = 'whole',
+  }: {
+    flushAt?: number;
+    /** RUN_DETAILS_AT_INSERT (docs/adr/0072). */ detailsAtInsert?: DetailsAtInsert;
+  } = {},
 ) {
   const full = Math.max(1, Math.min(flushAt, MAX_BATCH));
   let waiting: WaitingResult[] = [];
@@ -44,7 +50,7 @@ export function createScheduledRunWriter(
     Promise.all(
       batch.map(async (entry) => {
         try {
-          entry.resolve(await recordScheduledRun(db, entry.run, entry.result, hooks));
+          entry.resolve(await recordScheduledRun(db, entry.run, entry.result, hooks, detailsAtInsert));
         } catch (error) {
           entry.reject(error);
         }
@@ -53,7 +59,7 @@ export function createScheduledRunWriter(
 
   const write = async (batch: readonly WaitingResult[]) => {
     try {
-      const rows = await recordScheduledRuns(db, batch, hooks);
+      const rows = await recordScheduledRuns(db, batch, hooks, detailsAtInsert);
       batch.forEach((entry, index) => entry.resolve(rows[index]));
     } catch (error) {
       if (!isDatabaseUnavailable(error)) return writeOneByOne(batch);

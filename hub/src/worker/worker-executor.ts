@@ -11,7 +11,13 @@ import {
   type ExecutedScheduledRun,
   type RunFinishedHook,
 } from '../runs/run-finished.js';
-import { claimRun, reclaimRun, type RunResult, type RunRow } from '../runs/run.repository.js';
+import {
+  claimRun,
+  reclaimRun,
+  type DetailsAtInsert,
+  type RunResult,
+  type RunRow,
+} from '../runs/run.repository.js';
 import { RetryLaterError } from '../scheduling/job-retries.js';
 import type { SecretReader } from '../secrets/secret-store.js';
 import {
@@ -42,6 +48,8 @@ export interface WorkerExecutorDeps {
   clock: Clock;
   log: Logger;
   hooks: readonly RunFinishedHook[];
+  /** RUN_DETAILS_AT_INSERT: whether passing runs of unchanged outcome are inserted compacted (docs/adr/0072). */
+  detailsAtInsert?: DetailsAtInsert;
   /** The definitions the worker remembers, shared by its executors; without it, one of the executor's own. */
   monitors?: MonitorReader;
   /**
@@ -76,7 +84,9 @@ function watchedSecrets(secrets: SecretReader) {
 export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor {
   const { db, clock, log } = deps;
   const monitors = deps.monitors ?? createMonitorReader(db);
-  const scheduledRuns = createScheduledRunWriter(db, deps.hooks);
+  const scheduledRuns = createScheduledRunWriter(db, deps.hooks, {
+    ...(deps.detailsAtInsert === undefined ? {} : { detailsAtInsert: deps.detailsAtInsert }),
+  });
   const checks = deps.checks ?? createPlaces(Number.POSITIVE_INFINITY);
   const awaitWrite = deps.awaitWrite ?? ((write) => write());
   const recordScheduled = (executed: ExecutedScheduledResult) =>
