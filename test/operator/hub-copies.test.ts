@@ -50,7 +50,7 @@ describe('the hub’s copies as the operator last listed them', () => {
     const listing = heldListing([monitor('a'), monitor('b')]);
     const copies = createHubCopies({ listMonitors: listing.list, log });
     copies.refresh();
-    const stored = { ...monitor('a'), name: 'as put' } as Monitor;
+    const stored = { ...monitor('a'), name: 'as put' };
     // Put while the listing was under way: it may list the copy from before the write.
     await copies.put('a', () => Promise.resolve(stored));
     listing.answer();
