@@ -86,8 +86,8 @@ async function putWhenNeeded(
     const inHub = listed === undefined ? await deps.hub.getMonitor(uid) : listed;
     if (inHub && sameDefinition(inHub, definition)) return false;
   }
-  deps.hubCopies.forget(uid);
-  await deps.hub.putMonitor(uid, definition);
+  // The hub's answer is the copy the next pass compares with (the echo of this pass's status write): no GET.
+  await deps.hubCopies.put(uid, () => deps.hub.putMonitor(uid, definition));
   return true;
 }
 

@@ -3,32 +3,32 @@
 // bound) and half the hub's body limit. So a fleet sync costs the hub's rate limit a request per batch, not one per
 // Monitor, while a lone edit goes at once, as the PUT of `/monitor/{id}` it always was.
 import { HubAnswerError, HubRequestError } from '../../hub/src/client/hub-client.js';
-import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
+import type { Monitor, MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
 
 export interface BulkPuts {
-  putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
+  putMonitor(id: string, definition: MonitorDefinition): Promise<Monitor>;
   /** Each item's outcome in order: what was stored, or the error its own PUT would have thrown. */
-  putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>): Promise<unknown[]>;
+  putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>): Promise<Array<Monitor | Error>>;
 }
 
 interface Pending {
   id: string;
   definition: MonitorDefinition;
   bytes: number;
-  settle: { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+  settle: { resolve: (stored: Monitor) => void; reject: (error: unknown) => void };
 }
 
 const MAX_ITEMS = 100;
 /** Half of the hub's 1 MiB body limit: room for the envelope and for a definition larger than estimated. */
 const MAX_BYTES = 512 * 1024;
 
-function settleEach(batch: Pending[], outcomes: unknown[]): void {
+function settleEach(batch: Pending[], outcomes: Array<Monitor | Error>): void {
   if (outcomes.length !== batch.length)
     throw new HubAnswerError('POST', '/monitor/bulk', [
       { path: 'data', message: `${outcomes.length} results for ${batch.length} monitors` },
     ]);
-  for (const [index, item] of batch.entries()) {
-    const outcome = outcomes[index];
+  for (const [index, outcome] of outcomes.entries()) {
+    const item = batch[index]!;
     if (outcome instanceof Error) item.settle.reject(outcome);
     else item.settle.resolve(outcome);
   }
@@ -46,7 +46,7 @@ function isMissingRoute(error: unknown): boolean {
 export function createPutBatcher(
   hub: BulkPuts,
   onNoBulkRoute: () => void = () => {},
-): (id: string, definition: MonitorDefinition) => Promise<unknown> {
+): (id: string, definition: MonitorDefinition) => Promise<Monitor> {
   const waiting: Pending[] = [];
   let sending = false;
   let bulk = true;

@@ -39,11 +39,12 @@ export interface MonitorKey {
 
 /** What reconcile needs of the hub: its HTTP API, nothing else. */
 export interface HubMonitors {
-  putMonitor(id: string, definition: MonitorDefinition): Promise<unknown>;
+  /** The monitor as the hub stored it: the copy the next pass compares with (hub-copies.ts, ADR 0070). */
+  putMonitor(id: string, definition: MonitorDefinition): Promise<Monitor>;
   /** Up to 100 PUTs in one request (`POST /monitor/bulk`); startOperator batches putMonitor through it (ADR 0054). */
-  putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>): Promise<unknown[]>;
+  putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>): Promise<Array<Monitor | Error>>;
   deleteMonitor(id: string): Promise<void>;
-  /** The hub's copy, compared with the spec on periodic passes when the last listing does not know it. */
+  /** The hub's copy, compared with the spec on a pass when neither the last listing nor a PUT's answer knows it. */
   getMonitor(id: string): Promise<Monitor | undefined>;
   /** Every monitor of the organization, a request per 100 (hub-copies.ts): at start and each planned resync. */
   listMonitors(filter: Record<string, never>): Promise<Monitor[]>;

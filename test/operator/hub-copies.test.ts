@@ -46,17 +46,49 @@ describe('the hub’s copies as the operator last listed them', () => {
     await copies.stop();
   });
 
-  it('a monitor written after a listing started is unknown until the next listing', async () => {
+  it('a monitor put after a listing started is the hub’s answer to the PUT, not the listing’s older copy', async () => {
     const listing = heldListing([monitor('a'), monitor('b')]);
     const copies = createHubCopies({ listMonitors: listing.list, log });
     copies.refresh();
-    copies.forget('a'); // put while the listing was under way: it may list the copy from before the write
+    const stored = { ...monitor('a'), name: 'as put' };
+    // Put while the listing was under way: it may list the copy from before the write.
+    await copies.put('a', () => Promise.resolve(stored));
     listing.answer();
-    expect(await copies.copyOf('a')).toBeUndefined();
+    expect(await copies.copyOf('a')).toMatchObject({ name: 'as put' });
     expect(await copies.copyOf('b')).toMatchObject({ id: 'b' });
+    // A listing begun after the answer is as new: it says what the hub holds now.
+    copies.refresh();
+    listing.answer();
+    expect(await copies.copyOf('a')).toMatchObject({ name: 'a' });
+    await copies.stop();
+  });
+
+  it('while a PUT is under way, and once it failed, the id is unknown until a listing begun after it', async () => {
+    const listing = heldListing([monitor('a')]);
+    const copies = createHubCopies({ listMonitors: listing.list, log });
+    copies.refresh();
+    listing.answer();
+    let fail: (error: Error) => void = () => {};
+    const put = copies.put('a', () => new Promise<Monitor>((_resolve, reject) => (fail = reject)));
+    expect(await copies.copyOf('a')).toBeUndefined();
+    // A listing begun while the PUT was under way may hold the copy from before it.
+    copies.refresh();
+    listing.answer();
+    fail(new Error('the hub did not answer'));
+    await expect(put).rejects.toThrow('did not answer');
+    expect(await copies.copyOf('a')).toBeUndefined();
     copies.refresh();
     listing.answer();
     expect(await copies.copyOf('a')).toMatchObject({ id: 'a' });
+    await copies.stop();
+  });
+
+  it('a PUT’s answer stays known when the listings fail', async () => {
+    const copies = createHubCopies({ listMonitors: () => Promise.reject(new Error('429')), log });
+    await copies.put('a', () => Promise.resolve(monitor('a')));
+    copies.refresh();
+    expect(await copies.copyOf('a')).toMatchObject({ id: 'a' });
+    expect(await copies.copyOf('b')).toBeUndefined();
     await copies.stop();
   });
 

@@ -47,17 +47,18 @@ function inMemoryHub() {
     rejectWith: undefined as HubRequestError | undefined,
     figures: undefined as HubFigures | undefined,
     runs: new Map<string, Run>(),
-    async putMonitor(id: string, definition: MonitorDefinition) {
+    async putMonitor(id: string, definition: MonitorDefinition): Promise<Monitor> {
       await apiCall();
       if (hub.down) throw new TypeError('fetch failed');
       if (hub.rejectWith) throw hub.rejectWith;
       hub.puts += 1;
       monitors.set(id, monitorDefinitionSchema.parse(definition));
+      return hub.copy(id)!;
     },
     async putMonitors(items: Array<{ id: string; definition: MonitorDefinition }>) {
-      const outcomes: unknown[] = [];
+      const outcomes: Array<Monitor | Error> = [];
       for (const { id, definition } of items)
-        outcomes.push(await hub.putMonitor(id, definition).catch((error: unknown) => error));
+        outcomes.push(await hub.putMonitor(id, definition).catch((error: Error) => error));
       return outcomes;
     },
     gets: 0,
@@ -267,12 +268,45 @@ describe('reconcileMonitor', () => {
     expect(hub.puts).toBe(puts + 1);
   });
 
-  it('a hub copy changed behind the operator’s back is put back by the next pass', async () => {
+  it('a hub copy changed behind the operator’s back is put back by the next pass that GETs it', async () => {
     const { hub, deps } = setUp();
     await reconcileMonitor(key, deps);
     hub.monitors.set(uid, { ...hub.monitors.get(uid)!, frequency: { every: 7, unit: 'HOUR' } });
-    await reconcileMonitor(key, deps);
+    // A fresh operator (a restart): no listing and no PUT of its own, so the pass GETs the copy.
+    await reconcileMonitor(key, {
+      ...deps,
+      hubCopies: createHubCopies({ listMonitors: () => hub.listMonitors({}), log: deps.log }),
+    });
     expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 5, unit: 'MINUTE' });
+  });
+
+  it('the pass after a PUT (its status write’s echo) compares with the hub’s answer: no request', async () => {
+    const { hub, resources, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    const [gets, puts, writes] = [hub.gets, hub.puts, resources.statusWrites];
+    for (let pass = 0; pass < 3; pass += 1) await reconcileMonitor(key, deps);
+    expect([hub.gets, hub.puts, resources.statusWrites]).toEqual([gets, puts, writes]);
+    // A new generation is put again, and its answer is the copy from then on.
+    resources.resource!.metadata.generation = 2;
+    resources.resource!.spec = { ...resources.resource!.spec, frequency: { every: 10, unit: 'MINUTE' } };
+    await reconcileMonitor(key, deps);
+    await reconcileMonitor(key, deps);
+    expect([hub.gets, hub.puts]).toEqual([gets, puts + 1]);
+    expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 10, unit: 'MINUTE' });
+  });
+
+  it('a PUT that failed leaves no copy that could skip the next one: the retry puts the spec', async () => {
+    const { hub, resources, deps } = setUp();
+    await reconcileMonitor(key, deps);
+    resources.resource!.metadata.generation = 2;
+    resources.resource!.spec = { ...resources.resource!.spec, frequency: { every: 10, unit: 'MINUTE' } };
+    hub.down = true;
+    await expect(reconcileMonitor(key, deps)).rejects.toThrow(HubUnreachableError);
+    hub.down = false;
+    const puts = hub.puts;
+    await reconcileMonitor(key, deps);
+    expect(hub.puts).toBe(puts + 1);
+    expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 10, unit: 'MINUTE' });
   });
 
   it('with the hub’s copies listed (a resync), passes compare with them: no GET, and drift is still put back', async () => {
@@ -288,9 +322,15 @@ describe('reconcileMonitor', () => {
     await reconcileMonitor(key, deps);
     expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 5, unit: 'MINUTE' });
     expect([hub.gets, hub.puts]).toEqual([gets, puts + 1]);
-    // What it put is no longer what the listing says: the next pass asks the hub, which holds the spec.
+    // What it put is no longer what the listing says: the next pass compares with the PUT's answer, no GET.
     await reconcileMonitor(key, deps);
-    expect([hub.gets, hub.puts]).toEqual([gets + 1, puts + 1]);
+    expect([hub.gets, hub.puts]).toEqual([gets, puts + 1]);
+    // Someone else changes it again: the next listing, begun after the PUT's answer, is what passes compare with.
+    hub.monitors.set(uid, { ...hub.monitors.get(uid)!, frequency: { every: 9, unit: 'HOUR' } });
+    deps.hubCopies.refresh();
+    await reconcileMonitor(key, deps);
+    expect(hub.monitors.get(uid)?.frequency).toEqual({ every: 5, unit: 'MINUTE' });
+    expect([hub.gets, hub.puts]).toEqual([gets, puts + 2]);
   });
 
   it('a hub monitor missing from the listing is put back without a GET', async () => {
@@ -422,6 +462,8 @@ describe('reconcileMonitor', () => {
     const { hub, resources, deps, synced, events } = setUp({ graceMs: 90_000 });
     await reconcileMonitor(key, deps);
     hub.down = true;
+    // A new generation: each pass must reach the hub (a pass with nothing to put compares with the PUT's answer).
+    resources.resource!.metadata.generation = 2;
     // The test clock moves a minute per reading: the third failed pass is past the grace period.
     for (let pass = 0; pass < 4; pass += 1)
       await expect(reconcileMonitor(key, deps)).rejects.toBeInstanceOf(HubUnreachableError);
