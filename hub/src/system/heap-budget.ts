@@ -27,7 +27,7 @@ export interface HeapBudgetPolicy {
  * whose live heap is above the floor raises the budget with it instead of being collected at every check.
  */
 export function nextHeapBudget(afterBytes: number, policy: HeapBudgetPolicy): number {
-  return Math.max(policy.floorBytes, Math.ceil(afterBytes * (1 + policy.growthPercent / 100)));
+  return Math.max(policy.floorBytes, afterBytes + Math.ceil((afterBytes * policy.growthPercent) / 100));
 }
 
 /** One forced collection, as the policy reports it. */
