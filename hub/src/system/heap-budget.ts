@@ -22,18 +22,39 @@ export interface HeapBudgetPolicy {
 }
 
 /**
- * The budget after a forced collection left `afterBytes` of heap committed: what survived plus the room, and at
- * least the floor. Always above `afterBytes`, so the heap must grow again before the next collection: a fleet
- * whose live heap is above the floor raises the budget with it instead of being collected at every check.
+ * The least the committed heap must grow after a forced collection before the next: the young generation's pages
+ * (up to 32 MiB) stay committed through a full collection, so what survived can be well below what is committed.
  */
-export function nextHeapBudget(afterBytes: number, policy: HeapBudgetPolicy): number {
-  return Math.max(policy.floorBytes, afterBytes + Math.ceil((afterBytes * policy.growthPercent) / 100));
+export const HEAP_BUDGET_MIN_ROOM_BYTES = 16 * MIB;
+
+/** What the heap holds right after a forced collection, bytes. */
+export interface HeapAfterCollection {
+  /** What survived: `used_heap_size`. */
+  liveBytes: number;
+  /** Its committed size: `total_heap_size`. */
+  committedBytes: number;
+}
+
+/**
+ * The budget after a forced collection: what survived plus the room, at least the floor, and at least
+ * HEAP_BUDGET_MIN_ROOM_BYTES above what the heap still commits. So the heap must grow again before the next
+ * collection, and a fleet whose live heap is above the floor raises the budget with it instead of being collected
+ * at every check.
+ */
+export function nextHeapBudget(after: HeapAfterCollection, policy: HeapBudgetPolicy): number {
+  const room = Math.ceil((after.liveBytes * policy.growthPercent) / 100);
+  return Math.max(
+    policy.floorBytes,
+    after.liveBytes + room,
+    after.committedBytes + HEAP_BUDGET_MIN_ROOM_BYTES,
+  );
 }
 
 /** One forced collection, as the policy reports it. */
 export interface HeapBudgetCollection {
+  /** The committed heap that passed the budget. */
   beforeBytes: number;
-  afterBytes: number;
+  after: HeapAfterCollection;
   /** The new budget. */
   budgetBytes: number;
   /** Wall time the collection held the event loop, seconds. */
@@ -45,6 +66,8 @@ export interface HeapBudgetCollection {
 export interface HeapBudgetDependencies {
   /** The V8 heap's committed size, bytes (`v8.getHeapStatistics().total_heap_size`). */
   heapBytes: () => number;
+  /** What the V8 heap's objects take, bytes (`used_heap_size`): right after a full collection, what survived. */
+  liveBytes: () => number;
   /** A full, synchronous collection. */
   collect: () => void;
   /** Monotonic milliseconds. */
@@ -58,7 +81,7 @@ export interface HeapBudgetDependencies {
  * A collection forced when the V8 heap passes a budget that follows its live size (docs/adr/0071): V8 lets the
  * old generation grow to a few times what survived its last full collection, and keeps the pages, so a process
  * that allocates by the thousand a second holds mostly garbage. `check` is called on a timer; after each forced
- * collection the budget is what the heap kept plus `growthPercent`, at least `floorBytes`.
+ * collection the budget is what survived plus `growthPercent`, at least `floorBytes` (nextHeapBudget).
  */
 export class HeapBudget {
   #budget: number;
@@ -84,11 +107,11 @@ export class HeapBudget {
     this.dependencies.collect();
     const seconds = (this.dependencies.nowMs() - startMs) / 1000;
     const cpuSeconds = (this.dependencies.cpuMicros() - startCpu) / 1e6;
-    const afterBytes = this.dependencies.heapBytes();
-    this.#budget = nextHeapBudget(afterBytes, this.policy);
+    const after = { liveBytes: this.dependencies.liveBytes(), committedBytes: this.dependencies.heapBytes() };
+    this.#budget = nextHeapBudget(after, this.policy);
     this.dependencies.onCollected({
       beforeBytes,
-      afterBytes,
+      after,
       budgetBytes: this.#budget,
       seconds,
       cpuSeconds,
@@ -178,6 +201,7 @@ export function startHeapBudget(
   }
   const budget = new HeapBudget(policy, {
     heapBytes: () => v8.getHeapStatistics().total_heap_size,
+    liveBytes: () => v8.getHeapStatistics().used_heap_size,
     collect,
     nowMs: () => performance.now(),
     cpuMicros: () => {
