@@ -3,7 +3,6 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Settings } from '../config/settings.js';
 import { METRIC_PREFIX } from './metrics-registry.js';
 
 const MIB = 1024 * 1024;
@@ -137,10 +136,15 @@ export function exposedCollector(): (() => void) | undefined {
   return isCollector(candidate) ? candidate : undefined;
 }
 
+/** The settings of the budget (config/settings.ts), and the process kind, whose default it depends on. */
+export interface HeapBudgetSettings {
+  HEAP_BUDGET_MIB?: number | undefined;
+  HEAP_BUDGET_GROWTH_PERCENT: number;
+  processKind: string;
+}
+
 /** The policy HEAP_BUDGET_MIB and HEAP_BUDGET_GROWTH_PERCENT give, or undefined when the budget is off. */
-export function heapBudgetPolicyOf(
-  settings: Readonly<Pick<Settings, 'HEAP_BUDGET_MIB' | 'HEAP_BUDGET_GROWTH_PERCENT' | 'processKind'>>,
-): HeapBudgetPolicy | undefined {
+export function heapBudgetPolicyOf(settings: Readonly<HeapBudgetSettings>): HeapBudgetPolicy | undefined {
   const mib = settings.HEAP_BUDGET_MIB ?? (settings.processKind === 'dev' ? DEFAULT_DEV_HEAP_BUDGET_MIB : 0);
   return mib === 0
     ? undefined
@@ -188,7 +192,7 @@ export interface RunningHeapBudget {
  * timer that does not keep the process alive, and its metrics in `registry`. Stopped by `close`.
  */
 export function startHeapBudget(
-  settings: Readonly<Pick<Settings, 'HEAP_BUDGET_MIB' | 'HEAP_BUDGET_GROWTH_PERCENT' | 'processKind'>>,
+  settings: Readonly<HeapBudgetSettings>,
   registry: Registry,
   log: Logger,
 ): RunningHeapBudget {
@@ -217,9 +221,10 @@ export function startHeapBudget(
     'heap budget on: a full collection when the V8 heap passes it',
   );
   return {
-    close: async () => {
+    close: () => {
       clearInterval(timer);
       budget.stop();
+      return Promise.resolve();
     },
   };
 }
