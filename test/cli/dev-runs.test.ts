@@ -28,6 +28,14 @@ describe('meerkat dev without Redis', () => {
     return (await response.json()) as { data: { id: string; status: string; success: boolean | null } };
   };
 
+  it('starts with its heap budget on, at 110 MiB, and exposes its collections', async () => {
+    const scrape = await (await fetch(dev.metricsUrl)).text();
+    expect(scrape).toMatch(/^meerkat_heap_budget_collections_total\{process="dev"\} \d+$/m);
+    expect(scrape).toMatch(/^meerkat_heap_budget_collection_seconds_total\{process="dev"\} [\d.e-]+$/m);
+    const budget = Number(/^meerkat_heap_budget_bytes\{process="dev"\} (\d+)$/m.exec(scrape)?.[1]);
+    expect(budget).toBeGreaterThanOrEqual(110 * 1024 * 1024);
+  });
+
   it('executes a triggered run on its in-process queue', async () => {
     await call('PUT', '/monitor/local', monitorAgainst(target, { name: 'local' }));
     const { data } = await call('POST', '/runs/trigger/local', { environment: 'production' });

@@ -154,6 +154,13 @@ const settingsSchema = z
     API_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
     API_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // A full collection when the V8 heap passes a budget that follows its live size (docs/adr/0071): at least
+    // HEAP_BUDGET_MIB, and what the last one left plus HEAP_BUDGET_GROWTH_PERCENT. 0 turns it off; unset, it is
+    // on for `meerkat dev` (110) and off for the other processes.
+    HEAP_BUDGET_MIB: optionalString.pipe(
+      z.coerce.number<string | undefined>().int().min(0).max(1_048_576).optional(),
+    ),
+    HEAP_BUDGET_GROWTH_PERCENT: z.coerce.number().int().min(10).max(1000).default(50),
     PUBLIC_URL: optionalUrl,
     SLACK_CLIENT_ID: optionalString,
     SLACK_CLIENT_SECRET: optionalString,

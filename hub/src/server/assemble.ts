@@ -10,6 +10,7 @@ import { createRunsDroppedMetric, registerDependencyMetrics } from '../metrics/p
 import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
+import { startHeapBudget } from '../system/heap-budget.js';
 import { openComponents, type Components, type OpenOptions } from './components.js';
 import { startJobLocationsIfAny } from './job-locations-on-demand.js';
 import { runFinishedHooks } from './run-finished-hooks.js';
@@ -86,6 +87,8 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   const components = started(await openComponents(settings, log, options.open));
   const metrics = started(await startProcessMetrics(options.process, settings, log));
   registerDependencyMetrics(metrics.registry, components.readiness);
+  // Off unless HEAP_BUDGET_MIB or `meerkat dev` turns it on (docs/adr/0071).
+  started(startHeapBudget(settings, metrics.registry, log));
 
   const checked = has('checking') ? servedOf(settings, served, 'worker') : [];
   const dispatched = has('dispatching') ? servedOf(settings, served, 'job') : [];
