@@ -1,6 +1,7 @@
 // One scheduler at a time (docs/adr/0069-scheduler-lease.md): a process schedules only while it holds a session
 // advisory lock of PostgreSQL on a connection of its own. The others stand by and try again; the server frees the
 // lock when the holder's session ends (the process died, the backend was terminated, the connection dropped).
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
@@ -56,16 +57,8 @@ export interface SchedulerLease {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** Waits `ms`, or less when `signal` aborts: either way it resolves, and the caller looks at the signal. */
+const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 
 /**
  * Takes the scheduler's lease when it can and runs `start` while it holds it: `start` once the lock is taken and
