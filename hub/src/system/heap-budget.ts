@@ -11,7 +11,7 @@ const MIB = 1024 * 1024;
 export const HEAP_BUDGET_CHECK_MS = 1_000;
 
 /** HEAP_BUDGET_MIB when unset: `meerkat dev` collects above 110 MiB (docs/adr/0071), other processes never. */
-export const DEFAULT_DEV_HEAP_BUDGET_MIB = 110;
+const DEFAULT_DEV_HEAP_BUDGET_MIB = 110;
 
 export interface HeapBudgetPolicy {
   /** The budget is never below this many bytes of committed V8 heap. */
