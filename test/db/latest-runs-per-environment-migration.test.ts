@@ -40,20 +40,26 @@ const ROWS = [
 const latestRows = (db: Db) =>
   db.selectFrom('monitor_latest_runs').selectAll().orderBy('monitor_id').orderBy('environment').execute();
 
-/** Every scan of the latest runs' table in the plan of `query`, with its index condition. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every scan of the latest runs' table in the plan of `query`: its type, index condition and filter. */
 async function scansOf(db: Db, query: ReturnType<typeof sql>): Promise<string[]> {
   await sql`set enable_seqscan = off`.execute(db);
   const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) ${query}`.execute(db);
   await sql`reset enable_seqscan`.execute(db);
   const scans: string[] = [];
-  const walk = (node: Record<string, unknown>) => {
+  const walk = (node: PlanNode) => {
     if (node['Relation Name'] === 'monitor_environment_latest_runs')
-      scans.push(
-        `${String(node['Node Type'])}: ${String(node['Index Cond'] ?? '')} ${String(node['Filter'] ?? '')}`,
-      );
-    for (const child of (node['Plans'] ?? []) as Record<string, unknown>[]) walk(child);
+      scans.push(`${node['Node Type']}: ${node['Index Cond'] ?? ''} ${node.Filter ?? ''}`);
+    for (const child of node.Plans ?? []) walk(child);
   };
-  walk((JSON.parse(JSON.stringify(rows[0]!['QUERY PLAN'])) as { Plan: Record<string, unknown> }[])[0]!.Plan);
+  walk((JSON.parse(JSON.stringify(rows[0]!['QUERY PLAN'])) as { Plan: PlanNode }[])[0]!.Plan);
   return scans;
 }
 
