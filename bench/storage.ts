@@ -10,7 +10,7 @@ const TABLES = [
   'run_rollups_minute',
   'run_rollups_hour',
   'run_rollups_day',
-  'monitor_latest_runs',
+  'monitor_environment_latest_runs',
 ] as const;
 
 export interface StorageSnapshot {

@@ -342,7 +342,10 @@ export interface RollupFoldWatermarkTable {
   hours_summed_until: Timestamp;
 }
 
-/** Per monitor and environment ('' for every environment): its latest finished, successful and failed run. */
+/**
+ * Per monitor and environment ('' for every environment): its latest finished, successful and failed run. A view
+ * (migrations/0024-latest-runs-per-environment.ts): the '' rows are read from the environment rows.
+ */
 export interface MonitorLatestRunsTable {
   organization_id: string;
   monitor_id: string;
@@ -441,6 +444,7 @@ export interface Database {
   run_rollups_day: RunRollupDayTable;
   rollup_fold_watermark: RollupFoldWatermarkTable;
   monitor_latest_runs: MonitorLatestRunsTable;
+  monitor_environment_latest_runs: MonitorLatestRunsTable;
   slack_events: SlackEventTable;
   status_pages: StatusPageTable;
   slot_gaps: SlotGapTable;

@@ -18,10 +18,11 @@ export interface LatestRuns {
 }
 
 /**
- * Makes each finished run its monitor's latest (in its environment and in every environment) when it was created
- * after the one recorded, and likewise its latest success or failure: "latest" is by creation, as reading the
- * runs newest first would give, whatever order results land in. Runs in the result transaction, one statement
- * for runs of distinct monitors.
+ * Makes each finished run its monitor's latest in its environment when it was created after the one recorded, and
+ * likewise its latest success or failure: "latest" is by creation, as reading the runs newest first would give,
+ * whatever order results land in. The latest in every environment ('') is read from these rows by the
+ * `monitor_latest_runs` view, not written (ADR 0075). Runs in the result transaction, one statement for runs of
+ * distinct monitors.
  */
 export async function recordLatestRuns(db: Executor, runs: readonly RunRow[]): Promise<void> {
   const finished = runs.filter((run) => run.status === 'completed' || run.status === 'failed');
@@ -36,14 +37,10 @@ export async function recordLatestRuns(db: Executor, runs: readonly RunRow[]): P
     return sql`${sql.ref(at)} = case when ${newerOfKind} then ${sql.ref(`excluded.${at}`)} else ${sql.ref(`s.${at}`)} end,
       ${sql.ref(created)} = case when ${newerOfKind} then ${sql.ref(`excluded.${created}`)} else ${sql.ref(`s.${created}`)} end`;
   };
-  // Each '' row first, as the rollup tiers lock theirs, so writers of one monitor queue in the same order.
-  const rows = finished.flatMap((run) => [
-    { run, environment: ALL_ENVIRONMENTS },
-    { run, environment: run.environment },
-  ]);
+  const rows = finished.map((run) => ({ run, environment: run.environment }));
   const text = (pick: (run: RunRow) => string) => textArray(rows.map(({ run }) => pick(run)));
   await sql`
-    insert into monitor_latest_runs as s (organization_id, monitor_id, environment, last_run_id, last_run_status,
+    insert into monitor_environment_latest_runs as s (organization_id, monitor_id, environment, last_run_id, last_run_status,
       last_run_success, last_run_at, last_run_duration_ms, last_run_created_at, last_success_at,
       last_success_created_at, last_failure_at, last_failure_created_at)
     select o, m, e, i, st, su, a, d, cr, case when ok then a end, case when ok then cr end,
@@ -93,10 +90,10 @@ export async function latestRuns(
  * figures never name a run that is gone: as reading the remaining runs would give.
  */
 export async function forgetLatestRunsBefore(db: Executor, before: Date): Promise<void> {
-  await db.deleteFrom('monitor_latest_runs').where('last_run_created_at', '<', before).execute();
+  await db.deleteFrom('monitor_environment_latest_runs').where('last_run_created_at', '<', before).execute();
   for (const kind of ['success', 'failure'] as const)
     await db
-      .updateTable('monitor_latest_runs')
+      .updateTable('monitor_environment_latest_runs')
       .set({ [`last_${kind}_at`]: null, [`last_${kind}_created_at`]: null })
       .where(`last_${kind}_created_at`, '<', before)
       .execute();

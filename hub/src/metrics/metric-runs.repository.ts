@@ -36,7 +36,9 @@ export async function consecutiveFailures(
 ): Promise<Map<string, number>> {
   if (monitorIds.length === 0) return new Map();
   const environmentFilter = environment === undefined ? sql`` : sql`and r.environment = ${environment}`;
-  // The latest success comes from monitor_latest_runs (kept with every result), not from a walk of the runs.
+  // The latest success comes from monitor_latest_runs (kept with every result), not from a walk of the runs. The
+  // view's '' rows are read from each monitor's environment rows: the monitors as a constant reach its index scans,
+  // where a join condition alone would read the whole organization's (ADR 0075).
   const { rows } = await sql<{ monitorId: string; count: number }>`
     select m.id as "monitorId", (select count(*)::int from runs r
       where r.organization_id = ${organizationId} and r.monitor_id = m.id and r.status = 'failed'
@@ -44,7 +46,9 @@ export async function consecutiveFailures(
         and r.created_at > coalesce(l.last_success_created_at, '-infinity')) as count
     from unnest(${[...monitorIds]}::text[]) as m(id)
     left join monitor_latest_runs l on l.organization_id = ${organizationId} and l.monitor_id = m.id
-      and l.environment = ${environment ?? ALL_ENVIRONMENTS}`.execute(db);
+      and l.monitor_id = any(${[...monitorIds]}::text[]) and l.environment = ${environment ?? ALL_ENVIRONMENTS}`.execute(
+    db,
+  );
   return new Map(rows.map((row) => [row.monitorId, row.count]));
 }
 

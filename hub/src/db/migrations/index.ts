@@ -22,6 +22,7 @@ import * as roomForRollupUpdates from './0020-room-for-rollup-updates.js';
 import * as runFolds from './0021-run-folds.js';
 import * as hourRollupsFromMinutes from './0022-hour-rollups-from-minutes.js';
 import * as narrowerCompactionCandidates from './0023-narrower-compaction-candidates.js';
+import * as latestRunsPerEnvironment from './0024-latest-runs-per-environment.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0021-run-folds': runFolds,
   '0022-hour-rollups-from-minutes': hourRollupsFromMinutes,
   '0023-narrower-compaction-candidates': narrowerCompactionCandidates,
+  '0024-latest-runs-per-environment': latestRunsPerEnvironment,
 };
