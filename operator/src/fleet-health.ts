@@ -1,11 +1,12 @@
 // The health of every Monitor in one paged read (ADR 0049): `GET /metrics/monitors` answers 100 monitors a page,
 // so a refresh period costs the hub ceil(monitors / 100) requests instead of one metrics GET per Monitor. Each
-// sweep keeps the rows (reconcile reads its Monitor's row) and hands the queue only the Monitors whose figures,
-// as coarse as the status shows them (ADR 0054), differ from their status: a fleet whose health does not move costs
-// no reconcile, no per-Monitor hub read and no status write.
+// sweep keeps the rows (reconcile writes its Monitor's health from its row, ADR 0073) and hands the queue only the
+// Monitors whose figures, as coarse as the status shows them (ADR 0054), differ from their status: a fleet whose
+// health does not move costs no reconcile, no per-Monitor hub read and no status write.
 import type { Logger } from 'pino';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
 import { coarseSuccessRate } from './coarse-figures.js';
+import type { MonitorHealthFigures } from './monitor-health.js';
 import type { MonitorResourceStatus } from './monitor-resource-status.js';
 
 /** The last sweep's row of a hub monitor id; undefined when the last sweep did not list it (or none ran yet). */
@@ -13,31 +14,61 @@ export interface FleetHealth {
   rowOf(monitorId: string): MonitorHealthRow | undefined;
 }
 
-/** The status fields a row decides; `lastRun` times and ids are read only when one of these moves. */
-interface HealthView {
-  health: string | undefined;
-  successRate: string | undefined;
-  lastRunResult: string | undefined;
+/** The period of the sweep's rows: `listMonitorHealth` reads `GET /metrics/monitors` over 24 hours. */
+const ROW_PERIOD_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The row's figures as withHealth takes them: a pass driven by a sweep writes the status from its Monitor's row,
+ * with no per-Monitor hub read (ADR 0073). The row's period figures come from the hub's fleet snapshot, its latest
+ * run is read at the request: a row that counts no run while its latest run started in the period lists a run
+ * recorded after the snapshot, and that run's result stands for the period until the snapshot catches up (as the
+ * console's rowHealth does), so a first failure shows `failing` at once, not `unknown` for minutes.
+ */
+export function figuresOfRow(row: MonitorHealthRow, now: Date): MonitorHealthFigures {
+  const { lastRunAt, lastRunSuccess, lastRunId } = row;
+  const lastRun =
+    lastRunAt === null
+      ? null
+      : {
+          ...(lastRunId === null ? {} : { id: lastRunId }),
+          startedAt: lastRunAt,
+          durationMs: row.lastRunDurationMs ?? 0,
+          success: lastRunSuccess === true,
+        };
+  const uncounted =
+    row.runCount === 0 && lastRun !== null && Date.parse(lastRun.startedAt) >= now.getTime() - ROW_PERIOD_MS;
+  if (uncounted)
+    return {
+      status: lastRun.success ? 'healthy' : 'failing',
+      runs: { total: 1, successRate: lastRun.success ? 100 : 0 },
+      lastRun,
+    };
+  return { status: row.status, runs: { total: row.runCount, successRate: row.successRate }, lastRun };
 }
 
-/** The row's figures as withHealth would show them, coarse (ADR 0054); latency is not among them (ADR 0063). */
-function viewOfRow(row: MonitorHealthRow): HealthView {
-  const ran = row.runCount > 0;
-  return {
-    health: ran ? row.status : 'unknown',
-    successRate: ran ? coarseSuccessRate(row.successRate) : undefined,
-    lastRunResult: row.lastRunAt === null ? undefined : row.lastRunSuccess ? 'Passed' : 'Failed',
-  };
+/** Whether the row lacks what the status needs: a hub older than ADR 0073 lists no latest run id. */
+export function rowLacksLatestRun(row: MonitorHealthRow): boolean {
+  return row.lastRunAt !== null && row.lastRunId === null;
 }
 
-/** Whether the row says something the status does not (as withHealth would write it from these figures). */
-export function healthDiffers(status: MonitorResourceStatus | undefined, row: MonitorHealthRow): boolean {
-  const now = status ?? {};
-  const view = viewOfRow(row);
+/**
+ * Whether the row says something the status does not, in the fields it decides (as withHealth would write them
+ * from the row's figures, coarse: ADR 0054; latency is not among them: ADR 0063). `lastRun` times and ids are
+ * written only when one of these moves (ADR 0049).
+ */
+export function healthDiffers(
+  status: MonitorResourceStatus | undefined,
+  row: MonitorHealthRow,
+  now: Date,
+): boolean {
+  const current = status ?? {};
+  const figures = figuresOfRow(row, now);
+  const ran = figures.runs.total > 0;
+  const lastRunResult = figures.lastRun === null ? undefined : figures.lastRun.success ? 'Passed' : 'Failed';
   return (
-    view.health !== now.health ||
-    view.successRate !== now.successRate ||
-    view.lastRunResult !== now.lastRunResult
+    (ran ? figures.status : 'unknown') !== current.health ||
+    (ran ? coarseSuccessRate(figures.runs.successRate) : undefined) !== current.successRate ||
+    lastRunResult !== current.lastRunResult
   );
 }
 

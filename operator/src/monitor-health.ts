@@ -1,7 +1,7 @@
 // The hub's metrics of one monitor, as Monitor status: the HEALTH, SUCCESS and LAST RUN columns, the latest run
-// (id, result, first error, URL) and the `Healthy` condition. Figures come from `GET /metrics/monitors/{id}`
-// (docs/metrics.md) over its default period, shown coarse (coarse-figures.ts, ADR 0054); latency is left to the
-// hub's console and `meerkat get` (ADR 0063).
+// (id, result, first error, URL) and the `Healthy` condition. Figures come from the Monitor's row of the fleet
+// sweep's `GET /metrics/monitors` over 24 hours (docs/metrics.md, ADR 0073), shown coarse (coarse-figures.ts,
+// ADR 0054); latency is left to the hub's console and `meerkat get` (ADR 0063).
 import { coarseSuccessRate } from './coarse-figures.js';
 import { setCondition, toKubeTime } from './monitor-conditions.js';
 import type { MonitorEvent } from './monitor-events.js';

@@ -12,7 +12,7 @@ import { monitorResourceToDefinition } from '../../hub/src/contract/monitor-reso
 import { definitionOf } from '../../hub/src/contract/stored-monitor.js';
 import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-availability.js';
 import { syncNowHandled, type HubObservation, type RunNowOutcome } from './desired-status.js';
-import { healthDiffers } from './fleet-health.js';
+import { figuresOfRow, healthDiffers, rowLacksLatestRun } from './fleet-health.js';
 import { managedLabels } from './managed-monitors.js';
 import { redactRunError, type LastRunDetails } from './monitor-health.js';
 import {
@@ -125,17 +125,20 @@ async function runNowOutcome(
 }
 
 /**
- * Health is a view, not the sync: when the metrics cannot be read, the last figures stay and the sync stands. The
- * last fleet sweep's row (fleet-health.ts) says whether health moved; only then is the monitor's own metrics read
- * (its figures are current where a row's period figures may lag by the hub's fleet snapshot age, and it names the
- * latest run). A Monitor the last sweep did not list (new since) keeps its status until the next sweep lists it.
+ * Health is a view, not the sync: when it cannot be read, the last figures stay and the sync stands. The last fleet
+ * sweep's row (fleet-health.ts) says whether health moved, and its figures and latest run are what the status
+ * shows (ADR 0073): no per-Monitor metrics read. A Monitor the last sweep did not list (new since: it has not run)
+ * keeps its status until the next sweep lists it, so it costs no read either. `GET /metrics/monitors/{id}` stays
+ * only for a row from a hub older than ADR 0073, which lists no latest run id; the run itself is read once per
+ * failed latest run, for its first error.
  */
 async function readHealth(resource: MonitorResource, deps: ReconcileDependencies) {
   const id = resource.metadata.uid;
   const row = deps.fleetHealth.rowOf(id);
-  if (row === undefined || !healthDiffers(resource.status, row)) return undefined;
+  const now = deps.now();
+  if (row === undefined || !healthDiffers(resource.status, row, now)) return undefined;
   try {
-    const figures = await deps.hub.getMonitorMetrics(id);
+    const figures = rowLacksLatestRun(row) ? await deps.hub.getMonitorMetrics(id) : figuresOfRow(row, now);
     if (!figures) return undefined;
     const last = figures.lastRun;
     const details: LastRunDetails = {};

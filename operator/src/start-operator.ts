@@ -139,7 +139,7 @@ export function startOperator(operatorOptions: OperatorOptions): RunningOperator
       const key = index.keyOfUid(row.monitorId);
       const resource = key && informer.get(key);
       if (!key || !resource || resource.metadata.deletionTimestamp) return;
-      if (resource.status?.monitorId === row.monitorId && healthDiffers(resource.status, row))
+      if (resource.status?.monitorId === row.monitorId && healthDiffers(resource.status, row, now()))
         queue.enqueue(key);
     };
   const metrics = createOperatorMetrics(options.registry ?? new Registry(), {

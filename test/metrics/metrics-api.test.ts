@@ -209,9 +209,22 @@ describe('metrics endpoints over known runs', () => {
     expect(body.data[2]).toMatchObject({
       lastRunAt: null,
       lastRunSuccess: null,
+      lastRunId: null,
+      lastRunDurationMs: null,
       lastSuccessAt: null,
       lastFailureAt: null,
     });
+  });
+
+  it('a row names its latest run, id and duration, as the monitor’s own metrics do (ADR 0073)', async () => {
+    const rows = await getData<MonitorMetricsRow[]>(hub, '/metrics/monitors?period=1h');
+    for (const row of rows.filter((each) => each.lastRunAt !== null)) {
+      const own = await getData<MonitorMetrics>(hub, `/metrics/monitors/${row.monitorId}?period=1h`);
+      expect(own.lastRun).not.toBeNull();
+      expect(row).toMatchObject({ lastRunId: own.lastRun!.id, lastRunDurationMs: own.lastRun!.durationMs });
+      expect(row.lastRunId).toMatch(/^run_/);
+    }
+    expect(rows.filter((each) => each.lastRunId !== null)).toHaveLength(4);
   });
 
   it('sorts by any column either way, ties by name', async () => {

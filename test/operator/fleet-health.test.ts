@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHubClient, type HubClient } from '../../hub/src/client/hub-client.js';
 import type { MonitorDefinition } from '../../hub/src/contract/monitor-definition.js';
+import { figuresOfRow, healthDiffers, startFleetHealthSweep } from '../../operator/src/fleet-health.js';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
-import { healthDiffers, startFleetHealthSweep } from '../../operator/src/fleet-health.js';
 import { withHealth } from '../../operator/src/monitor-health.js';
 import type { MonitorResourceStatus } from '../../operator/src/monitor-resource-status.js';
 import { startTestHub, type TestHub } from '../harness/hub.js';
@@ -34,17 +34,6 @@ beforeAll(async () => {
 });
 afterAll(async () => hub.close());
 
-/** A row's figures as the monitor's own metrics give them once the hub's fleet snapshot is current. */
-const figuresOf = (row: MonitorHealthRow) => ({
-  status: row.status,
-  runs: { total: row.runCount, successRate: row.successRate },
-  latency: { p95DurationMs: row.p95DurationMs },
-  lastRun:
-    row.lastRunAt === null
-      ? null
-      : { startedAt: row.lastRunAt, durationMs: 0, success: row.lastRunSuccess === true },
-});
-
 /** The hub requests `action` makes through fetch. */
 async function hubRequests(action: () => Promise<unknown>): Promise<number> {
   const spy = vi.spyOn(globalThis, 'fetch');
@@ -66,7 +55,7 @@ describe('fleet health sweep', () => {
       listMonitorHealth: () => client.listMonitorHealth(),
       onRow: (row) => {
         const status = statuses.get(row.monitorId);
-        if (status && healthDiffers(status, row)) changed.push(row.monitorId);
+        if (status && healthDiffers(status, row, new Date())) changed.push(row.monitorId);
       },
       // Only the sweeps the test runs: the timer's next one is an hour away.
       everyMs: 3_600_000,
@@ -84,7 +73,7 @@ describe('fleet health sweep', () => {
     for (const id of ids) {
       const row = sweeper.rowOf(id);
       expect(row).toBeDefined();
-      statuses.set(id, withHealth({}, figuresOf(row!), {}, 1, new Date()));
+      statuses.set(id, withHealth({}, figuresOfRow(row!, new Date()), {}, 1, new Date()));
     }
     changed.length = 0;
     const steady = await hubRequests(() => sweeper.sweep());
@@ -99,5 +88,50 @@ describe('fleet health sweep', () => {
         `${changed.length} Monitors to reconcile at steady state`,
     );
     await sweeper.stop();
+  });
+});
+
+describe('the figures of a row (ADR 0073)', () => {
+  const now = new Date('2026-01-10T12:00:00Z');
+  const row = (fields: Partial<MonitorHealthRow>): MonitorHealthRow => ({
+    monitorId: 'm',
+    status: 'failing',
+    successRate: 50,
+    runCount: 4,
+    p95DurationMs: 900,
+    lastRunAt: '2026-01-10T11:50:00.000Z',
+    lastRunSuccess: false,
+    lastRunId: 'run_4',
+    lastRunDurationMs: 800,
+    ...fields,
+  });
+
+  it('a row written into the status names its latest run, and the next sweep finds nothing to do', () => {
+    const status = withHealth({}, figuresOfRow(row({}), now), {}, 1, now);
+    expect(status).toMatchObject({
+      health: 'failing',
+      successRate: '50%',
+      lastRunId: 'run_4',
+      lastRunResult: 'Failed',
+      lastRun: '2026-01-10T11:50:00Z',
+    });
+    expect(healthDiffers(status, row({}), now)).toBe(false);
+  });
+
+  it('a run recorded after the hub’s snapshot (counted 0, latest in the period) stands for the period', () => {
+    const uncounted = row({ status: 'degraded', runCount: 0, successRate: 0 });
+    const status = withHealth({}, figuresOfRow(uncounted, now), {}, 1, now);
+    expect(status).toMatchObject({ health: 'failing', successRate: '0%', lastRunResult: 'Failed' });
+    expect(healthDiffers(status, uncounted, now)).toBe(false);
+    // Once the snapshot counts it, the figures are the row's own.
+    expect(healthDiffers(status, row({ runCount: 1, successRate: 0 }), now)).toBe(false);
+  });
+
+  it('a latest run older than the period, with none counted, leaves the health unknown', () => {
+    const stale = row({ status: 'degraded', runCount: 0, lastRunAt: '2026-01-09T11:00:00.000Z' });
+    expect(withHealth({}, figuresOfRow(stale, now), {}, 1, now)).toMatchObject({
+      health: 'unknown',
+      lastRunResult: 'Failed',
+    });
   });
 });

@@ -102,6 +102,8 @@ function inMemoryHub() {
         p95DurationMs: figures.latency.p95DurationMs,
         lastRunAt: figures.lastRun?.startedAt ?? null,
         lastRunSuccess: figures.lastRun ? figures.lastRun.success : null,
+        lastRunId: figures.lastRun?.id ?? null,
+        lastRunDurationMs: figures.lastRun?.durationMs ?? null,
       };
     },
     async listMonitorHealth(): Promise<MonitorHealthRow[]> {
@@ -523,6 +525,8 @@ describe('reconcileMonitor', () => {
       consoleUrl: `https://meerkat.example/ui/monitors/${uid}`,
       lastRun: '2025-01-01T00:00:02Z',
     });
+    // The row carries the run's id and duration (ADR 0073): only the failed run itself is read.
+    expect(hub.metricsReads).toBe(0);
     const healthy = resources.resource?.status?.conditions?.find((c) => c.type === 'Healthy');
     expect(healthy?.message).toContain('login: secret shop_client not found in production');
   });
@@ -563,9 +567,9 @@ describe('reconcileMonitor', () => {
     hub.figures = { status: 'healthy', ...ran, lastRun: run };
     await reconcileMonitor(key, deps);
     expect(healthChanges()).toMatchObject([{ type: 'Normal', message: 'Healthy: the latest runs pass' }]);
-    // It ran before: runs stopping is a change of health and says so.
+    // It ran before: runs stopping (a day on, none in the period) is a change of health and says so.
     hub.figures = { status: 'healthy', ...noRuns, lastRun: run };
-    await reconcileMonitor(key, deps);
+    await reconcileMonitor(key, { ...deps, now: () => new Date('2025-01-02T01:00:00Z') });
     expect(healthChanges()).toHaveLength(2);
   });
 
@@ -594,10 +598,10 @@ describe('reconcileMonitor', () => {
       await reconcileMonitor(key, deps);
     }
     expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 0]);
-    // A change a person acts on (99% to 98%): read once, written once.
+    // A change a person acts on (99% to 98%): written once, from the row (ADR 0073): no metrics read.
     hub.figures = { ...hub.figures, runs: { total: 288, successRate: 98.9 } };
     await reconcileMonitor(key, deps);
-    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([1, 1]);
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 1]);
     expect(resources.resource?.status?.successRate).toBe('98%');
   });
 
@@ -607,7 +611,7 @@ describe('reconcileMonitor', () => {
     const setup = setUp();
     const run = { id: 'run_1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 9, success: true };
     expect(await readsAndWrites(setup, [healthyFigures(run, { total: 1, successRate: 100 }, 9)])).toEqual([
-      1, 1,
+      0, 1,
     ]);
     const slowest = { 2: 12, 3: 40, 4: 90 };
     const later = Object.entries(slowest).map(([total, p95]) =>
@@ -633,11 +637,21 @@ describe('reconcileMonitor', () => {
     hub.figures = { ...hub.figures, lastRun: { ...run, id: 'run_10' } };
     await reconcileMonitor(key, deps);
     expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 0]);
-    // A failure moves lastRunResult: the monitor's own metrics are read once, for the run's id.
+    // A failure moves lastRunResult: written once; the row names the run (ADR 0073), no metrics read.
     hub.figures = { ...hub.figures, lastRun: { ...run, id: 'run_11', success: false } };
     await reconcileMonitor(key, deps);
-    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([1, 1]);
+    expect([hub.metricsReads - metricsReads, resources.statusWrites - writes]).toEqual([0, 1]);
     expect(resources.resource?.status).toMatchObject({ lastRunId: 'run_11', lastRunResult: 'Failed' });
+  });
+
+  it('a row from a hub that names no latest run (before ADR 0073) reads the monitor’s own metrics instead', async () => {
+    const { hub, resources, deps } = setUp();
+    const run = { id: 'run_5', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 40, success: true };
+    hub.figures = healthyFigures(run, { total: 3, successRate: 100 }, 9);
+    const olderHub = { rowOf: (id: string) => hub.rowOf(id) && { ...hub.rowOf(id)!, lastRunId: null } };
+    await reconcileMonitor(key, { ...deps, fleetHealth: olderHub });
+    expect(hub.metricsReads).toBe(1);
+    expect(resources.resource?.status).toMatchObject({ health: 'healthy', lastRunId: 'run_5' });
   });
 
   it('a namespace may not write another team’s project', async () => {

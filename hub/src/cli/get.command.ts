@@ -41,6 +41,8 @@ async function healthOf(hub: HubClient, monitorId: string): Promise<MonitorHealt
     p95DurationMs: figures.latency.p95DurationMs,
     lastRunAt: figures.lastRun?.startedAt ?? null,
     lastRunSuccess: figures.lastRun?.success ?? null,
+    lastRunId: figures.lastRun?.id ?? null,
+    lastRunDurationMs: figures.lastRun?.durationMs ?? null,
   };
 }
 

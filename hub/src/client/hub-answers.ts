@@ -33,16 +33,25 @@ export class HubAnswerError extends Error {
   }
 }
 
-/** What the client reads of a row of `GET /metrics/monitors`: the columns `meerkat get` shows. */
-export const monitorHealthRowSchema = monitorMetricsRowSchema.pick({
-  monitorId: true,
-  status: true,
-  successRate: true,
-  runCount: true,
-  p95DurationMs: true,
-  lastRunAt: true,
-  lastRunSuccess: true,
-});
+/**
+ * What the client reads of a row of `GET /metrics/monitors`: the columns `meerkat get` shows, and the latest run's
+ * id and duration the operator writes into a Monitor's status (ADR 0073). A hub older than those fields omits
+ * them: they read as null, and the operator then reads the monitor's own metrics.
+ */
+export const monitorHealthRowSchema = monitorMetricsRowSchema
+  .pick({
+    monitorId: true,
+    status: true,
+    successRate: true,
+    runCount: true,
+    p95DurationMs: true,
+    lastRunAt: true,
+    lastRunSuccess: true,
+  })
+  .extend({
+    lastRunId: monitorMetricsRowSchema.shape.lastRunId.default(null),
+    lastRunDurationMs: monitorMetricsRowSchema.shape.lastRunDurationMs.default(null),
+  });
 
 const one = <S extends z.ZodType>(schema: S) => z.object({ data: schema });
 const list = <S extends z.ZodType>(schema: S) => z.object({ data: z.array(schema) });

@@ -109,6 +109,14 @@ export const monitorMetricsRowSchema = z
       .boolean()
       .nullable()
       .meta({ description: 'Whether the run at `lastRunAt` succeeded; null when the monitor never ran.' }),
+    lastRunId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The id of the run at `lastRunAt`; null when the monitor never ran.' }),
+    lastRunDurationMs: z
+      .number()
+      .nullable()
+      .meta({ description: 'How long the run at `lastRunAt` took; null when the monitor never ran.' }),
     lastSuccessAt: timestamp.nullable(),
     lastFailureAt: timestamp.nullable(),
     maintenance,

@@ -308,6 +308,8 @@ function rowOf({
     p95DurationMs: figures.p95DurationMs,
     lastRunAt: latest?.lastRunAt?.toISOString() ?? null,
     lastRunSuccess: latest?.lastRunAt == null ? null : latest.lastRunSuccess === true,
+    lastRunId: latest?.lastRunAt == null ? null : latest.lastRunId,
+    lastRunDurationMs: latest?.lastRunAt == null ? null : (latest.lastRunDurationMs ?? 0),
     lastSuccessAt: latest?.lastSuccessAt?.toISOString() ?? null,
     lastFailureAt: latest?.lastFailureAt?.toISOString() ?? null,
     maintenance: maintenanceJson(maintenance),
