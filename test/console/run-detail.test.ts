@@ -19,7 +19,7 @@ describe('the run page a notification links to', () => {
   let hub: TestHub;
   let target: LoopbackServer;
   let receiver: LoopbackServer;
-  let notifier: ReturnType<typeof startNotifier>;
+  let notifier: Awaited<ReturnType<typeof startNotifier>>;
   let browser: Browser;
   let page: Page;
   let link: string;
@@ -29,7 +29,7 @@ describe('the run page a notification links to', () => {
     hub = await startTestHub({ redisUrl: null, console: { signIn: { authMode: 'api-key' }, assetsDir } });
     target = await startLoopbackServer(503, { error: 'orders are down', orderId: 'o-1042' });
     receiver = await startLoopbackServer(204, {});
-    notifier = startNotifier({
+    notifier = await startNotifier({
       settings: { REDIS_URL: undefined, SLACK_API_URL: 'http://127.0.0.1:9/api/', PUBLIC_URL: hub.url },
       log: silentLog,
       components: { db: hub.db, cipher: hub.cipher },

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../hub/src/db/database.js';
 
 describe('the embedded database of meerkat dev', () => {
-  it('initializes a new data folder, keeps what was written, and opens it again with 32 MB of shared buffers', async () => {
+  it('initializes a new data folder, keeps what was written, and opens it again with 16 MB of shared buffers', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'meerkat-embedded-'));
     try {
       const first = openDatabase({ dataDir });
@@ -19,7 +19,7 @@ describe('the embedded database of meerkat dev', () => {
       const buffers = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(second.db);
       await second.db.destroy();
       expect(rows).toEqual([{ body: 'kept' }]);
-      expect(buffers.rows).toEqual([{ shared_buffers: '32MB' }]);
+      expect(buffers.rows).toEqual([{ shared_buffers: '16MB' }]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -26,7 +26,7 @@ describe('notification deliveries and the egress policy', () => {
   let local: RedirectingServer;
   let allowed: RedirectingServer;
   let denied: RedirectingServer;
-  let notifier: ReturnType<typeof startNotifier>;
+  let notifier: Awaited<ReturnType<typeof startNotifier>>;
 
   beforeAll(async () => {
     hub = await startTestHub({ redisUrl: null });
@@ -35,7 +35,7 @@ describe('notification deliveries and the egress policy', () => {
       startRedirectingServer('127.0.0.2'),
       startRedirectingServer('127.0.0.3'),
     ]);
-    notifier = startNotifier({
+    notifier = await startNotifier({
       settings: { REDIS_URL: undefined, SLACK_API_URL: 'https://slack.invalid/api', PUBLIC_URL: undefined },
       log: silentLog,
       components: { db: hub.db, cipher: hub.cipher },

@@ -99,7 +99,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
   let hub: TestHub;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let notifier: ReturnType<typeof startNotifier>;
+  let notifier: Awaited<ReturnType<typeof startNotifier>>;
   const registry = createMetricsRegistry('worker');
   /** Non-zero values of a series by `channel result` (or `channel` alone), as a scrape of the worker shows them. */
   const scraped = async (name: string): Promise<Record<string, number>> =>
@@ -135,7 +135,7 @@ describe('delivery over webhook, email and chat through the BullMQ notifications
     hub = await startTestHub({ redisUrl: null });
     receiver = await startReceiver();
     smtp = await startSmtp();
-    notifier = startNotifier({
+    notifier = await startNotifier({
       settings: {
         REDIS_URL: testRedisUrl(),
         SLACK_API_URL: `${receiver.url}/api/`,

@@ -54,7 +54,7 @@ describe('a notification recorded while Redis is away', () => {
       { trigger: { type: 'run_failed' }, routing: { channelType: 'webhook' }, integration: 'receiver' },
     ]);
     const [rule] = await rulesOf(hub, 'redis-away');
-    const notifier = startNotifier({
+    const notifier = await startNotifier({
       settings: {
         REDIS_URL: bed.redis.url,
         SLACK_API_URL: 'http://127.0.0.1:9/',

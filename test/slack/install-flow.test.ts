@@ -125,7 +125,7 @@ describe('connecting a Slack workspace through the OAuth install flow', () => {
       metadata: { teamId: 'T0TEAM', teamName: 'Acme Workspace', botUserId: 'U0BOT' },
     });
 
-    const notifier = startNotifier({
+    const notifier = await startNotifier({
       settings: { REDIS_URL: undefined, SLACK_API_URL: `${slack.url}/api/`, PUBLIC_URL: publicUrl },
       log: silentLog,
       components: { db: hub.db, cipher: hub.cipher },

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { embeddedDialect } from './embedded-database.js';
 import type { Database } from './tables.js';
 
@@ -61,51 +61,65 @@ const QUERY_READ_TIMEOUT = 'Query read timeout';
  * connection still waits for the answer (a paused server, a lost peer), and the pool would hand it out again,
  * to a query that would then wait behind it. Closed, it is replaced by a fresh one.
  */
-class BoundedClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
-    this.query = ((...args: unknown[]) => {
-      const outcome = query(...args);
-      if (outcome instanceof Promise)
-        outcome.catch((error: unknown) => {
-          if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) closeConnection(this);
-        });
-      return outcome;
-    }) as pg.Client['query'];
-  }
+function boundedClient(postgres: typeof pg) {
+  return class BoundedClient extends postgres.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+      this.query = ((...args: unknown[]) => {
+        const outcome = query(...args);
+        if (outcome instanceof Promise)
+          outcome.catch((error: unknown) => {
+            if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) closeConnection(this);
+          });
+        return outcome;
+      }) as pg.Client['query'];
+    }
+  };
 }
 
 function closeConnection(client: pg.Client) {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
+/**
+ * node-postgres' pool, made (and `pg` loaded) when the first query needs it: `meerkat dev` and the tests on PGlite
+ * never load `pg` (docs/adr/0074-dev-memory.md).
+ */
+async function openPool(target: DatabaseTarget & { url: string }): Promise<pg.Pool> {
+  const { default: postgres } = await import('pg');
+  const { bounds } = target;
+  const pool = new postgres.Pool({
+    Client: boundedClient(postgres),
+    connectionString: target.url,
+    max: target.poolSize ?? 10,
+    // A query waits this long for a connection, then fails (and the API answers 503), never forever.
+    connectionTimeoutMillis: bounds?.connectMs ?? UNBOUNDED_CONNECT_MS,
+    ...(bounds && {
+      statement_timeout: bounds.statementMs,
+      query_timeout: bounds.statementMs + CLIENT_GRACE_MS,
+    }),
+    // A peer that vanished without a word (a node lost, a partition) is noticed by TCP, not never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_IDLE_MS,
+  });
+  // A client whose server went away (a restart, a failover) emits 'error', idle or checked out: the pool
+  // listens on idle ones only, and an 'error' without a listener ends the process. Every client gets one; the
+  // query in flight fails on its own and the pool replaces the client.
+  pool.on('error', (error) => target.onClientError?.(error));
+  pool.on('connect', (client) => client.on('error', (error) => target.onClientError?.(error)));
+  return pool;
+}
+
 export function openDatabase(target: DatabaseTarget): DatabaseHandle {
-  if (target.url !== undefined) {
-    const { bounds } = target;
-    const pool = new pg.Pool({
-      Client: BoundedClient,
-      connectionString: target.url,
-      max: target.poolSize ?? 10,
-      // A query waits this long for a connection, then fails (and the API answers 503), never forever.
-      connectionTimeoutMillis: bounds?.connectMs ?? UNBOUNDED_CONNECT_MS,
-      ...(bounds && {
-        statement_timeout: bounds.statementMs,
-        query_timeout: bounds.statementMs + CLIENT_GRACE_MS,
-      }),
-      // A peer that vanished without a word (a node lost, a partition) is noticed by TCP, not never.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEP_ALIVE_IDLE_MS,
-    });
-    // A client whose server went away (a restart, a failover) emits 'error', idle or checked out: the pool
-    // listens on idle ones only, and an 'error' without a listener ends the process. Every client gets one; the
-    // query in flight fails on its own and the pool replaces the client.
-    pool.on('error', (error) => target.onClientError?.(error));
-    pool.on('connect', (client) => client.on('error', (error) => target.onClientError?.(error)));
-    const url = new URL(target.url);
+  const { url } = target;
+  if (url !== undefined) {
+    const parsed = new URL(url);
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
-      description: `postgres://${url.hostname}:${url.port || '5432'}${url.pathname}`,
+      db: new Kysely<Database>({
+        dialect: new PostgresDialect({ pool: () => openPool({ ...target, url }) }),
+      }),
+      description: `postgres://${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`,
       embedded: false,
     };
   }

@@ -3,8 +3,10 @@
 // - PGlite is loaded when the first query needs it, never in a process on a PostgreSQL URL (hub, scheduler, worker);
 // - a new data folder is initialized (initdb) by a child process: PGlite runs initdb in a second WebAssembly
 //   instance whose memory (about 500 MiB) the process would keep, as a WebAssembly memory never shrinks;
-// - its shared buffers are 32 MB instead of PGlite's 160 MB: a laptop's monitors fit, and the files it reads
-//   beyond them stay in the operating system's page cache.
+// - its shared buffers are 16 MB instead of PGlite's 160 MB: PGlite touches all of them at start, and a WebAssembly
+//   memory never gives a page back, so each MB here is a MB of RSS for the life of the process; the pages it reads
+//   beyond them stay in the operating system's page cache (docs/adr/0074-dev-memory.md: 32 MB held 57 MiB of the
+//   WebAssembly memory at 2,000 monitors, 16 MB 40).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ import {
 } from 'kysely';
 
 /** PostgreSQL settings of the embedded database, on top of PGlite's own start parameters. */
-const EMBEDDED_SETTINGS = ['shared_buffers=32MB'];
+const EMBEDDED_SETTINGS = ['shared_buffers=16MB'];
 /** initdb takes a few seconds; far more means it hangs. */
 const INITDB_TIMEOUT_MS = 120_000;
 

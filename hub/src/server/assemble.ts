@@ -103,7 +103,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   if (has('notifying') || has('api') || recorded.size > 0) {
     const rules = started(
       has('notifying')
-        ? startNotifier({
+        ? await startNotifier({
             settings,
             log,
             components,
@@ -111,7 +111,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
             onDeliveryAttempt: createNotificationDeliveryMetrics(metrics.registry),
             onOutboxDepth: createNotificationOutboxDepthMetric(metrics.registry),
           })
-        : startRuleEvaluation(settings, components, log),
+        : await startRuleEvaluation(settings, components, log),
     );
     // One list for every way a result lands in the process: its worker, runner Job reports, the Job watcher.
     hooks = runFinishedHooks(metrics.registry, rules.hook, {

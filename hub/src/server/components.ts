@@ -1,11 +1,9 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
 import { createCredentialCipher, type CredentialCipher } from '../crypto/credential-cipher.js';
 import { openDatabase, pingDatabase, type DatabaseHandle, type Db } from '../db/database.js';
 import { assertDatabaseCurrent, migrateToLatest } from '../db/migrator.js';
-import { createBullmqRunQueue } from '../scheduling/bullmq-run-queue.js';
-import { createBullmqScheduleStore } from '../scheduling/bullmq-schedule-store.js';
 import { createInProcessRunQueue } from '../scheduling/in-process-run-queue.js';
 import { createInProcessScheduleStore } from '../scheduling/in-process-schedule-store.js';
 import type { RunQueue } from '../runs/run-queue.js';
@@ -108,10 +106,7 @@ export async function openComponents(
     if (maintenanceDb !== database.db) await maintenanceDb.destroy();
   };
   // The readiness probe's own connection: it fails fast while Redis is away instead of queueing the ping.
-  const redis =
-    settings.REDIS_URL === undefined
-      ? undefined
-      : new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const redis = settings.REDIS_URL === undefined ? undefined : await connectRedis(settings.REDIS_URL);
   redis?.on('error', (error: Error) => log.debug({ reason: shortReason(error) }, 'redis connection error'));
   const wait = { waitSeconds: settings.STARTUP_WAIT_SECONDS, log };
   try {
@@ -138,7 +133,7 @@ export async function openComponents(
     );
   const cipher = createCredentialCipher(options.secretsKey ?? settings.SECRETS_KEY ?? '');
   const secrets = await openSecretStore(settings, database.db, cipher, log);
-  const { runQueue, schedules } = openScheduling(settings, log);
+  const { runQueue, schedules } = await openScheduling(settings, log);
 
   return {
     database,
@@ -159,16 +154,26 @@ export async function openComponents(
   };
 }
 
-/** The run queue and its schedules: in Redis with REDIS_URL, in this process without it. */
-function openScheduling(
+/** ioredis, loaded only with REDIS_URL: `meerkat dev` never loads it, nor BullMQ (docs/adr/0074-dev-memory.md). */
+async function connectRedis(url: string): Promise<Redis> {
+  const { Redis: RedisClient } = await import('ioredis');
+  return new RedisClient(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+}
+
+/** The run queue and its schedules: in Redis (BullMQ, loaded then) with REDIS_URL, in this process without it. */
+async function openScheduling(
   settings: Readonly<Settings>,
   log: Logger,
-): { runQueue: RunQueue; schedules: ScheduleStore } {
+): Promise<{ runQueue: RunQueue; schedules: ScheduleStore }> {
   const retrySeconds = settings.RUN_RECORD_RETRY_SECONDS;
   if (settings.REDIS_URL === undefined) {
     const runQueue = createInProcessRunQueue({ log, retrySeconds });
     return { runQueue, schedules: createInProcessScheduleStore(runQueue) };
   }
+  const [{ createBullmqRunQueue }, { createBullmqScheduleStore }] = await Promise.all([
+    import('../scheduling/bullmq-run-queue.js'),
+    import('../scheduling/bullmq-schedule-store.js'),
+  ]);
   return {
     runQueue: createBullmqRunQueue({ redisUrl: settings.REDIS_URL, log, retrySeconds }),
     schedules: createBullmqScheduleStore({ redisUrl: settings.REDIS_URL, log }),

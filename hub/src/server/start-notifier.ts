@@ -3,7 +3,6 @@ import type { Settings } from '../config/settings.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import type { Components } from './components.js';
 import { systemClock, type Clock } from '../system/clock.js';
-import { createBullmqDeliveryQueue } from '../notifications/bullmq-delivery-queue.js';
 import { createChatChannel } from '../notifications/channels/chat-channel.js';
 import { createEgressAgent } from '../egress/egress-connector.js';
 import { createEgressPolicy, type EgressPolicy } from '../egress/egress-policy.js';
@@ -46,13 +45,15 @@ export interface NotifierOptions {
  * to the queue after the commit; the outbox sweep hands over what such a drain left; and the consumer delivers
  * over chat, email or webhook.
  */
-export function startNotifier(options: NotifierOptions): { hook: RunFinishedHook; close(): Promise<void> } {
+export async function startNotifier(
+  options: NotifierOptions,
+): Promise<{ hook: RunFinishedHook; close(): Promise<void> }> {
   const { settings, log } = options;
   const deliveries =
     options.deliveries ??
     (settings.REDIS_URL === undefined
       ? createInProcessDeliveryQueue()
-      : createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL, log }));
+      : await openBullmqDeliveryQueue(settings.REDIS_URL, log));
   const egress = options.egress ?? createEgressPolicy();
   const webhookAgent = createEgressAgent(egress, { connectTimeoutMs: 15_000 });
   const channels = [
@@ -120,17 +121,17 @@ function startOutbox(
  * the results of runner Jobs): what fires is handed to BullMQ `notifications`, for the workers' notifiers,
  * after each commit, and by the hub's own outbox sweep when that drain failed.
  */
-export function startRuleEvaluation(
+export async function startRuleEvaluation(
   settings: Readonly<Settings>,
   components: Pick<Components, 'db'>,
   log: Logger,
-): {
+): Promise<{
   hook: RunFinishedHook;
   close(): Promise<void>;
-} {
+}> {
   if (settings.REDIS_URL === undefined)
     throw new Error('rule evaluation without a notifier needs REDIS_URL (the notifications queue)');
-  const deliveries = createBullmqDeliveryQueue({ redisUrl: settings.REDIS_URL, log });
+  const deliveries = await openBullmqDeliveryQueue(settings.REDIS_URL, log);
   const outbox = startOutbox(components.db, deliveries, log);
   return {
     hook: outbox.hook,
@@ -139,4 +140,10 @@ export function startRuleEvaluation(
       await deliveries.close();
     },
   };
+}
+
+/** BullMQ `notifications`, its module loaded only with REDIS_URL: `meerkat dev` never loads BullMQ (ADR 0074). */
+async function openBullmqDeliveryQueue(redisUrl: string, log: Logger): Promise<DeliveryQueue> {
+  const { createBullmqDeliveryQueue } = await import('../notifications/bullmq-delivery-queue.js');
+  return createBullmqDeliveryQueue({ redisUrl, log });
 }

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.js';
 import type { Registry } from 'prom-client';
 import type { Components } from './components.js';
-import { holdSchedulerLease } from '../scheduling/scheduler-lease.js';
 import { systemClock } from '../system/clock.js';
 import { startPeriodic } from '../system/periodic.js';
 import { startSlotAuditor } from '../ledger/slot-auditor.js';
@@ -52,7 +51,9 @@ export async function startScheduler(options: {
   // PGlite is one database in one process: no other scheduler can open it, and there is no lease to take.
   if (settings.DATABASE_URL === undefined || components.database.embedded)
     return startSchedulerWork(settings, log, components, () => Promise.resolve(true));
-  // The lease (docs/adr/0069-scheduler-lease.md): a stand-by returns at once and schedules when it takes it.
+  // The lease (docs/adr/0069-scheduler-lease.md): a stand-by returns at once and schedules when it takes it. Its
+  // module loads node-postgres, which `meerkat dev` never needs (docs/adr/0074-dev-memory.md).
+  const { holdSchedulerLease } = await import('../scheduling/scheduler-lease.js');
   return holdSchedulerLease({
     databaseUrl: settings.DATABASE_URL,
     log,
