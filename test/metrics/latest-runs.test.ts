@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../hub/src/db/database.js';
 import { migrations } from '../../hub/src/db/migrations/index.js';
 import { migrateToLatest } from '../../hub/src/db/migrator.js';
-import { latestRuns } from '../../hub/src/metrics/latest-runs.repository.js';
+import { latestRuns, listMonitorsWithLatestRun } from '../../hub/src/metrics/latest-runs.repository.js';
 import type { MonitorMetrics, MonitorMetricsRow } from '../../hub/src/metrics/metrics.schema.js';
 import { deleteExpiredRuns } from '../../hub/src/scheduling/run-retention.js';
 import { createTestDatabase } from '../harness/database.js';
@@ -60,6 +60,12 @@ describe('the latest runs of each monitor', () => {
     });
     const production = await latestRuns(hub.db, 'acme', ['ordered'], 'production');
     expect(production.get('ordered')?.lastRunId).toBe(late);
+    // The overdue check's read of every monitor: its latest run in any environment, as the '' row says.
+    const everyMonitor = await listMonitorsWithLatestRun(hub.db, 'acme');
+    expect(everyMonitor.find((m) => m.monitorId === 'ordered')?.lastRunAt).toEqual(at('11:50'));
+    expect(
+      (await listMonitorsWithLatestRun(hub.db)).find((m) => m.monitorId === 'ordered')?.lastRunAt,
+    ).toEqual(at('11:50'));
   });
 
   it('are forgotten with the runs retention deletes, as the runs left would say', async () => {
@@ -80,6 +86,11 @@ describe('the latest runs of each monitor', () => {
       lastFailureAt: new Date('2026-01-05T10:00:00Z'),
     });
     expect(await row('expired')).toMatchObject({ lastRunAt: null, lastSuccessAt: null, lastFailureAt: null });
+    const everyMonitor = await listMonitorsWithLatestRun(hub.db, 'acme');
+    expect(everyMonitor.find((m) => m.monitorId === 'expired')?.lastRunAt).toBeNull();
+    expect(everyMonitor.find((m) => m.monitorId === 'expiring')?.lastRunAt).toEqual(
+      new Date('2026-01-05T10:00:00Z'),
+    );
   });
 });
 

@@ -99,15 +99,21 @@ export async function forgetLatestRunsBefore(db: Executor, before: Date): Promis
       .execute();
 }
 
-/** Every monitor (of `organizationId`, or of all), its frequency, creation and latest run in every environment. */
+/**
+ * Every monitor (of `organizationId`, or of all), its frequency, creation and the start of its latest run in any
+ * environment. It reads the environment rows, not the `monitor_latest_runs` view: the view's '' row looks up each
+ * monitor's newest success and failure, two index probes a monitor this read never uses (ADR 0075).
+ */
 export async function listMonitorsWithLatestRun(db: Executor, organizationId?: string) {
+  let latest = db
+    .selectFrom('monitor_environment_latest_runs')
+    .select(['organization_id', 'monitor_id', (eb) => eb.fn.max('last_run_at').as('last_run_at')])
+    .groupBy(['organization_id', 'monitor_id']);
+  if (organizationId !== undefined) latest = latest.where('organization_id', '=', organizationId);
   let query = db
     .selectFrom('monitors as m')
-    .leftJoin('monitor_latest_runs as l', (join) =>
-      join
-        .onRef('l.organization_id', '=', 'm.organization_id')
-        .onRef('l.monitor_id', '=', 'm.id')
-        .on('l.environment', '=', ALL_ENVIRONMENTS),
+    .leftJoin(latest.as('l'), (join) =>
+      join.onRef('l.organization_id', '=', 'm.organization_id').onRef('l.monitor_id', '=', 'm.id'),
     )
     .select([
       'm.organization_id as organizationId',
