@@ -5,8 +5,7 @@
 // health does not move costs no reconcile, no per-Monitor hub read and no status write.
 import type { Logger } from 'pino';
 import type { MonitorHealthRow } from '../../hub/src/client/hub-client.js';
-import { coarseSuccessRate } from './coarse-figures.js';
-import type { MonitorHealthFigures } from './monitor-health.js';
+import { healthColumns, type MonitorHealthFigures } from './monitor-health.js';
 import type { MonitorResourceStatus } from './monitor-resource-status.js';
 
 /** The last sweep's row of a hub monitor id; undefined when the last sweep did not list it (or none ran yet). */
@@ -62,13 +61,11 @@ export function healthDiffers(
   now: Date,
 ): boolean {
   const current = status ?? {};
-  const figures = figuresOfRow(row, now);
-  const ran = figures.runs.total > 0;
-  const lastRunResult = figures.lastRun === null ? undefined : figures.lastRun.success ? 'Passed' : 'Failed';
+  const columns = healthColumns(figuresOfRow(row, now));
   return (
-    (ran ? figures.status : 'unknown') !== current.health ||
-    (ran ? coarseSuccessRate(figures.runs.successRate) : undefined) !== current.successRate ||
-    lastRunResult !== current.lastRunResult
+    columns.health !== current.health ||
+    columns.successRate !== current.successRate ||
+    columns.lastRunResult !== current.lastRunResult
   );
 }
 

@@ -47,6 +47,20 @@ function healthyCondition(
   };
 }
 
+/** The columns the figures decide, as the status shows them: coarse (ADR 0054), no latency (ADR 0063). */
+export function healthColumns(
+  figures: MonitorHealthFigures,
+): Pick<MonitorResourceStatus, 'health' | 'successRate' | 'lastRunResult'> {
+  const ran = figures.runs.total > 0;
+  const health = HEALTH_VALUES.find((value) => value === figures.status);
+  const last = figures.lastRun;
+  return {
+    health: ran && health ? health : 'unknown',
+    ...(ran ? { successRate: coarseSuccessRate(figures.runs.successRate) } : {}),
+    ...(last ? { lastRunResult: last.success ? ('Passed' as const) : ('Failed' as const) } : {}),
+  };
+}
+
 /**
  * The status with the figures of this pass. Every figure field is set or removed here, so a figure that no longer
  * applies (no run in the period) disappears instead of standing stale beside `Healthy=Unknown`.
@@ -68,18 +82,14 @@ export function withHealth(
     lastRunUrl: _url,
     ...rest
   } = status;
-  const ran = figures.runs.total > 0;
-  const health = HEALTH_VALUES.find((value) => value === figures.status);
   const last = figures.lastRun;
   return {
     ...rest,
-    health: ran && health ? health : 'unknown',
-    ...(ran ? { successRate: coarseSuccessRate(figures.runs.successRate) } : {}),
+    ...healthColumns(figures),
     ...(last
       ? {
           lastRun: toKubeTime(new Date(Date.parse(last.startedAt) + last.durationMs)),
           ...(last.id ? { lastRunId: last.id } : {}),
-          lastRunResult: last.success ? ('Passed' as const) : ('Failed' as const),
           ...(details.error && !last.success ? { lastRunError: details.error } : {}),
           ...(details.url ? { lastRunUrl: details.url } : {}),
         }
