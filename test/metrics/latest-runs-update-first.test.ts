@@ -51,7 +51,8 @@ const rowsOf = (db: Db) =>
     .orderBy('environment')
     .execute();
 
-const inTransaction = (db: Db, runs: RunRow[]) => db.transaction().execute((tx) => recordLatestRuns(tx, runs));
+const inTransaction = (db: Db, runs: RunRow[]) =>
+  db.transaction().execute((tx) => recordLatestRuns(tx, runs));
 
 describe.each(databaseEngines)('latest runs updated first on $name', (engine) => {
   it('keeps the newest run, success and failure by creation, for new and existing rows in one batch', async () => {
@@ -124,9 +125,13 @@ describe('latest runs updated first on PostgreSQL', () => {
       await insertMonitorRow(db, 'mon-a');
       await inTransaction(db, [run('mon-a', 10, true)]);
       await sql`create extension if not exists pg_walinspect`.execute(db);
-      const { rows: from } = await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(db);
+      const { rows: from } = await sql<{
+        lsn: string;
+      }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(db);
       await inTransaction(db, [run('mon-a', 11, true)]);
-      const { rows: to } = await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(db);
+      const { rows: to } = await sql<{
+        lsn: string;
+      }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(db);
       // pg_walinspect reads flushed WAL only; the WAL writer flushes a commit made without waiting for it.
       for (;;) {
         const { rows: flushed } = await sql<{ ok: boolean }>`

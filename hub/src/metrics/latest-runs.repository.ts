@@ -102,13 +102,18 @@ const latestOf = (kind: 'success' | 'failure', atField?: string, createdField?: 
   const at = `last_${kind}_at`;
   const created = `last_${kind}_created_at`;
   const newAt = atField === undefined ? sql.ref(`excluded.${at}`) : sql.ref(`u.${atField}`);
-  const newCreated = createdField === undefined ? sql.ref(`excluded.${created}`) : sql.ref(`u.${createdField}`);
+  const newCreated =
+    createdField === undefined ? sql.ref(`excluded.${created}`) : sql.ref(`u.${createdField}`);
   const newer = sql`${newCreated} >= coalesce(${sql.ref(`s.${created}`)}, '-infinity')`;
   return sql`${sql.ref(at)} = case when ${newer} then ${newAt} else ${sql.ref(`s.${at}`)} end,
     ${sql.ref(created)} = case when ${newer} then ${newCreated} else ${sql.ref(`s.${created}`)} end`;
 };
 
-const keyOf = (run: RunRow): [string, string, string] => [run.organization_id, run.monitor_id, run.environment];
+const keyOf = (run: RunRow): [string, string, string] => [
+  run.organization_id,
+  run.monitor_id,
+  run.environment,
+];
 
 function compareKeys(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] ?? '') < (b[i] ?? '') ? -1 : 1;
