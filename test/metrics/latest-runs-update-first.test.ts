@@ -51,6 +51,18 @@ const rowsOf = (db: Db) =>
     .orderBy('environment')
     .execute();
 
+/** The row `run` makes, with the newest success and failure at the minutes given. */
+const rowOf = (latest: RunRow, success: number | null, failure: number | null) => ({
+  monitor_id: latest.monitor_id,
+  environment: latest.environment,
+  last_run_id: latest.id,
+  last_run_status: latest.status,
+  last_run_at: latest.created_at,
+  last_run_created_at: latest.created_at,
+  last_success_at: success === null ? null : t(success),
+  last_failure_at: failure === null ? null : t(failure),
+});
+
 const inTransaction = (db: Db, runs: RunRow[]) =>
   db.transaction().execute((tx) => recordLatestRuns(tx, runs));
 
@@ -69,46 +81,10 @@ describe.each(databaseEngines)('latest runs updated first on $name', (engine) =>
         run('mon-a', 15, false, 'staging'),
       ]);
       expect(await rowsOf(db)).toEqual([
-        {
-          monitor_id: 'mon-a',
-          environment: 'production',
-          last_run_id: 'run_mon-a_production_20',
-          last_run_status: 'completed',
-          last_run_at: t(20),
-          last_run_created_at: t(20),
-          last_success_at: t(20),
-          last_failure_at: t(10),
-        },
-        {
-          monitor_id: 'mon-a',
-          environment: 'staging',
-          last_run_id: 'run_mon-a_staging_15',
-          last_run_status: 'failed',
-          last_run_at: t(15),
-          last_run_created_at: t(15),
-          last_success_at: null,
-          last_failure_at: t(15),
-        },
-        {
-          monitor_id: 'mon-b',
-          environment: 'production',
-          last_run_id: 'run_mon-b_production_10',
-          last_run_status: 'completed',
-          last_run_at: t(10),
-          last_run_created_at: t(10),
-          last_success_at: t(10),
-          last_failure_at: t(5),
-        },
-        {
-          monitor_id: 'mon-c',
-          environment: 'production',
-          last_run_id: 'run_mon-c_production_20',
-          last_run_status: 'completed',
-          last_run_at: t(20),
-          last_run_created_at: t(20),
-          last_success_at: t(20),
-          last_failure_at: null,
-        },
+        rowOf(run('mon-a', 20, true), 20, 10),
+        rowOf(run('mon-a', 15, false, 'staging'), null, 15),
+        rowOf(run('mon-b', 10, true), 10, 5),
+        rowOf(run('mon-c', 20, true), 20, null),
       ]);
       // Two runs of one row in one batch are refused, as the upsert always refused them.
       await expect(inTransaction(db, [run('mon-a', 30, true), run('mon-a', 31, true)])).rejects.toThrow();
@@ -179,18 +155,7 @@ describe('latest runs updated first on PostgreSQL', () => {
       await first;
       // Its insert is refused (23505); from its savepoint it upserts, and both runs count.
       await second;
-      expect(await rowsOf(db)).toEqual([
-        {
-          monitor_id: 'mon-a',
-          environment: 'production',
-          last_run_id: 'run_mon-a_production_20',
-          last_run_status: 'completed',
-          last_run_at: t(20),
-          last_run_created_at: t(20),
-          last_success_at: t(20),
-          last_failure_at: t(10),
-        },
-      ]);
+      expect(await rowsOf(db)).toEqual([rowOf(run('mon-a', 20, true), 20, 10)]);
     } finally {
       await db.destroy();
       await database.drop();
