@@ -2,6 +2,8 @@
 export const SqlState = {
   uniqueViolation: '23505',
   foreignKeyViolation: '23503',
+  /** The deadlock detector cancelled this statement: the other transaction goes on. */
+  deadlockDetected: '40P01',
   /** NUL in a text value. */
   characterNotInRepertoire: '22021',
   /** `\u0000` (or an escape the server encoding lacks) in a jsonb value. */
