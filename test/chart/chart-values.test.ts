@@ -242,4 +242,28 @@ describe('NODE_OPTIONS per process', () => {
     expect(nodeOptionsOf(chart, 'meerkat-scheduler')).toBe('--max-semi-space-size=2');
     expect(nodeOptionsOf(chart, 'meerkat-worker-default')).toBe('--max-semi-space-size=8');
   });
+
+  // The heap budget of docs/adr/0071-heap-budget.md per process, as NODE_OPTIONS: 0 renders nothing (off).
+  const heapBudgetOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+    (chart.find('Deployment', deployment) as Workload).spec.template.spec.containers[0]!.env.find(
+      (e) => e.name === 'HEAP_BUDGET_MIB',
+    )?.value;
+
+  it('sets HEAP_BUDGET_MIB of each process from its own heapBudgetMib, and none where it is 0', () => {
+    const values = join(scratch, 'heap-budget.yaml');
+    writeFileSync(
+      values,
+      'hub:\n  heapBudgetMib: 0\nscheduler:\n  heapBudgetMib: 96\nworker:\n  heapBudgetMib: 200\n',
+    );
+    const chart = renderChart([ciValues('default-values.yaml'), values]);
+    expect(heapBudgetOf(chart, 'meerkat-hub')).toBeUndefined();
+    expect(heapBudgetOf(chart, 'meerkat-scheduler')).toBe('96');
+    expect(heapBudgetOf(chart, 'meerkat-worker-default')).toBe('200');
+  });
+
+  it('refuses a heap budget that is not a whole number of MiB', () => {
+    const values = join(scratch, 'heap-budget-wrong.yaml');
+    writeFileSync(values, 'worker:\n  heapBudgetMib: 1.5\n');
+    expect(() => renderChart([ciValues('default-values.yaml'), values])).toThrow(/heapBudgetMib/);
+  });
 });
