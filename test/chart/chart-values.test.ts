@@ -229,10 +229,12 @@ describe('quotas per organization', () => {
 describe('NODE_OPTIONS per process', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-node-options-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-  const nodeOptionsOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+  const envValueOf = (chart: ReturnType<typeof renderChart>, deployment: string, name: string) =>
     (chart.find('Deployment', deployment) as Workload).spec.template.spec.containers[0]!.env.find(
-      (e) => e.name === 'NODE_OPTIONS',
+      (e) => e.name === name,
     )?.value;
+  const nodeOptionsOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+    envValueOf(chart, deployment, 'NODE_OPTIONS');
 
   it('sets each process its own, and none where the value is empty', () => {
     const values = join(scratch, 'node-options.yaml');
@@ -245,9 +247,7 @@ describe('NODE_OPTIONS per process', () => {
 
   // The heap budget of docs/adr/0071-heap-budget.md per process, as NODE_OPTIONS: 0 renders nothing (off).
   const heapBudgetOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
-    (chart.find('Deployment', deployment) as Workload).spec.template.spec.containers[0]!.env.find(
-      (e) => e.name === 'HEAP_BUDGET_MIB',
-    )?.value;
+    envValueOf(chart, deployment, 'HEAP_BUDGET_MIB');
 
   it('sets HEAP_BUDGET_MIB of each process from its own heapBudgetMib, and none where it is 0', () => {
     const values = join(scratch, 'heap-budget.yaml');
