@@ -93,6 +93,7 @@ try {
     nodeOptions: options['node-options'],
     mallocArenaMax: options['malloc-arena-max'],
     mallocTrimThreshold: options['malloc-trim-threshold'],
+    processEnv: options.env,
   };
   say(machineLine());
   say(
@@ -104,7 +105,10 @@ try {
       (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`) +
       (workload.mallocTrimThreshold === undefined
         ? ''
-        : `; MALLOC_TRIM_THRESHOLD_ ${workload.mallocTrimThreshold}`),
+        : `; MALLOC_TRIM_THRESHOLD_ ${workload.mallocTrimThreshold}`) +
+      Object.entries(options.env)
+        .flatMap(([name, vars]) => Object.entries(vars).map(([key, value]) => `; ${name}'s ${key}=${value}`))
+        .join(''),
   );
   say(
     options.production

@@ -29,6 +29,8 @@ export interface Workload {
   mallocArenaMax?: number | undefined;
   /** MALLOC_TRIM_THRESHOLD_ of Meerkat's processes (`--malloc-trim-threshold`), in bytes; undefined: glibc's. */
   mallocTrimThreshold?: number | undefined;
+  /** Variables of one process of split (`--env`): hub, scheduler, and every worker. */
+  processEnv?: Readonly<Record<'hub' | 'scheduler' | 'worker', Record<string, string>>>;
 }
 
 /** The environment a Meerkat process of the benchmark gets on top of its own settings. */

@@ -8,6 +8,28 @@ export type SystemName = (typeof systemNames)[number];
 
 const seconds = (min: number) => z.coerce.number().int().min(min).max(3600);
 
+/** The processes of Meerkat split that `--env` can set a variable of; `worker` is every worker. */
+type SplitProcessName = 'hub' | 'scheduler' | 'worker';
+
+// `--env <process>:<NAME>=<value>`, repeatable: one process's variable, as the chart sets NODE_OPTIONS per process.
+const processEnvSchema = z
+  .array(
+    z
+      .string()
+      .regex(/^(hub|scheduler|worker):[A-Z_][A-Z0-9_]*=/, 'must be <hub|scheduler|worker>:<NAME>=<value>'),
+  )
+  .transform((entries) => {
+    const env: Record<SplitProcessName, Record<string, string>> = { hub: {}, scheduler: {}, worker: {} };
+    for (const entry of entries) {
+      const colon = entry.indexOf(':');
+      const equals = entry.indexOf('=');
+      env[entry.slice(0, colon) as SplitProcessName][entry.slice(colon + 1, equals)] = entry.slice(
+        equals + 1,
+      );
+    }
+    return env;
+  });
+
 const compareOptionsSchema = z
   .object({
     monitors: z.coerce.number().int().min(1).max(100_000),
@@ -22,6 +44,8 @@ const compareOptionsSchema = z
     // NODE_OPTIONS of Meerkat's processes, to compare V8 flags on the same work: `--node-options=--max-semi-space-size=2`
     // (with `=`: a value that starts with a dash).
     'node-options': z.string().max(1000),
+    // Variables of one process of split on top of --node-options' (`--env=worker:HEAP_BUDGET_MIB=160`).
+    env: processEnvSchema,
     // MALLOC_ARENA_MAX of Meerkat's processes, to compare what glibc's per-thread arenas keep; unset: glibc's default.
     'malloc-arena-max': z.coerce.number().int().min(1).max(64).optional(),
     // MALLOC_TRIM_THRESHOLD_ of Meerkat's processes: free memory at the top of a glibc heap above it goes back to the
@@ -57,6 +81,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       workers: { type: 'string', default: '1' },
       'scheduler-in-worker': { type: 'boolean', default: false },
       'node-options': { type: 'string', default: '' },
+      env: { type: 'string', multiple: true, default: [] },
       'malloc-arena-max': { type: 'string' },
       'malloc-trim-threshold': { type: 'string' },
       systems: { type: 'string', default: systemNames.join(',') },

@@ -25,15 +25,21 @@ const SHUTDOWN_GRACE_SECONDS = 10;
  * The processes of the deployment: a hub, a scheduler and `workers` workers (worker, worker-2, ...); with
  * `schedulerInWorker` no scheduler, and the first worker keeps the schedules (it logs its ready line last).
  */
-const kindsOf = (workers: number, schedulerInWorker: boolean) => [
-  { name: 'hub', args: ['hub'], ready: /hub API listening/ },
-  ...(schedulerInWorker ? [] : [{ name: 'scheduler', args: ['scheduler'], ready: /scheduler running/ }]),
+const kindsOf = (workers: number, schedulerInWorker: boolean, processEnv: ProcessEnv = {}) => [
+  { name: 'hub', args: ['hub'], ready: /hub API listening/, env: processEnv.hub },
+  ...(schedulerInWorker
+    ? []
+    : [{ name: 'scheduler', args: ['scheduler'], ready: /scheduler running/, env: processEnv.scheduler }]),
   ...Array.from({ length: workers }, (_, i) => ({
     name: i === 0 ? 'worker' : `worker-${i + 1}`,
     args: ['worker', '--locations', 'default', ...(schedulerInWorker && i === 0 ? ['--with-scheduler'] : [])],
     ready: schedulerInWorker && i === 0 ? /scheduler running/ : /worker consuming runs/,
+    env: processEnv.worker,
   })),
 ];
+
+/** Variables of one process on top of the deployment's (bench:compare's `--env`); `worker` is every worker. */
+type ProcessEnv = Readonly<Partial<Record<'hub' | 'scheduler' | 'worker', Record<string, string>>>>;
 
 export async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
@@ -101,6 +107,8 @@ export async function startSplitDeployment(input: {
   schedulerInWorker?: boolean;
   organizations: readonly string[];
   env?: Record<string, string>;
+  /** Variables of one process on top of `env`: the hub's, the scheduler's, every worker's. */
+  processEnv?: ProcessEnv;
   /** PostgreSQL durable as in production (fsync on): `bench:compare --production`. */
   durable?: boolean;
 }): Promise<SplitDeployment> {
@@ -142,7 +150,7 @@ export async function startSplitDeployment(input: {
     const started = await within(
       'starting hub, scheduler and worker',
       START_MS,
-      startMeerkatProcesses(env, kindsOf(input.workers, input.schedulerInWorker ?? false)),
+      startMeerkatProcesses(env, kindsOf(input.workers, input.schedulerInWorker ?? false, input.processEnv)),
     );
     for (const p of started) killOnExit(p.process.child);
     processes.push(...started);
@@ -172,6 +180,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     schedulerInWorker: workload.schedulerInWorker ?? false,
     organizations: [ORGANIZATION],
     env: modeEnvironment(workload),
+    ...(workload.processEnv === undefined ? {} : { processEnv: workload.processEnv }),
     durable: workload.production,
   });
   try {

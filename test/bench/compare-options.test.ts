@@ -23,6 +23,7 @@ describe('the command line of bench:compare', () => {
       workers: 1,
       'scheduler-in-worker': false,
       'node-options': '',
+      env: { hub: {}, scheduler: {}, worker: {} },
       systems: ['split', 'blackbox'],
       production: false,
     });
@@ -49,6 +50,21 @@ describe('the command line of bench:compare', () => {
   it("passes --node-options through to Meerkat's processes as given", () => {
     const options = parseCompareOptions(['--node-options=--max-semi-space-size=2']);
     expect(options['node-options']).toBe('--max-semi-space-size=2');
+  });
+
+  it('sets a variable of one process of split with --env, and refuses another process or no name', () => {
+    const options = parseCompareOptions([
+      '--env=hub:NODE_OPTIONS=--max-semi-space-size=2',
+      '--env=worker:HEAP_BUDGET_MIB=160',
+      '--env=worker:NODE_OPTIONS=--max-old-space-size=160',
+    ]);
+    expect(options.env).toEqual({
+      hub: { NODE_OPTIONS: '--max-semi-space-size=2' },
+      scheduler: {},
+      worker: { HEAP_BUDGET_MIB: '160', NODE_OPTIONS: '--max-old-space-size=160' },
+    });
+    expect(() => parseCompareOptions(['--env=postgres:X=1'])).toThrow(/--env: /);
+    expect(() => parseCompareOptions(['--env=worker:=1'])).toThrow(/--env: /);
   });
 
   it("sets MALLOC_ARENA_MAX of Meerkat's processes only when asked, to a count of 1 to 64", () => {

@@ -229,10 +229,12 @@ describe('quotas per organization', () => {
 describe('NODE_OPTIONS per process', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'meerkat-chart-node-options-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-  const nodeOptionsOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+  const envValueOf = (chart: ReturnType<typeof renderChart>, deployment: string, name: string) =>
     (chart.find('Deployment', deployment) as Workload).spec.template.spec.containers[0]!.env.find(
-      (e) => e.name === 'NODE_OPTIONS',
+      (e) => e.name === name,
     )?.value;
+  const nodeOptionsOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+    envValueOf(chart, deployment, 'NODE_OPTIONS');
 
   it('sets each process its own, and none where the value is empty', () => {
     const values = join(scratch, 'node-options.yaml');
@@ -241,5 +243,27 @@ describe('NODE_OPTIONS per process', () => {
     expect(nodeOptionsOf(chart, 'meerkat-hub')).toBeUndefined();
     expect(nodeOptionsOf(chart, 'meerkat-scheduler')).toBe('--max-semi-space-size=2');
     expect(nodeOptionsOf(chart, 'meerkat-worker-default')).toBe('--max-semi-space-size=8');
+  });
+
+  // The heap budget of docs/adr/0071-heap-budget.md per process, as NODE_OPTIONS: 0 renders nothing (off).
+  const heapBudgetOf = (chart: ReturnType<typeof renderChart>, deployment: string) =>
+    envValueOf(chart, deployment, 'HEAP_BUDGET_MIB');
+
+  it('sets HEAP_BUDGET_MIB of each process from its own heapBudgetMib, and none where it is 0', () => {
+    const values = join(scratch, 'heap-budget.yaml');
+    writeFileSync(
+      values,
+      'hub:\n  heapBudgetMib: 0\nscheduler:\n  heapBudgetMib: 96\nworker:\n  heapBudgetMib: 200\n',
+    );
+    const chart = renderChart([ciValues('default-values.yaml'), values]);
+    expect(heapBudgetOf(chart, 'meerkat-hub')).toBeUndefined();
+    expect(heapBudgetOf(chart, 'meerkat-scheduler')).toBe('96');
+    expect(heapBudgetOf(chart, 'meerkat-worker-default')).toBe('200');
+  });
+
+  it('refuses a heap budget that is not a whole number of MiB', () => {
+    const values = join(scratch, 'heap-budget-wrong.yaml');
+    writeFileSync(values, 'worker:\n  heapBudgetMib: 1.5\n');
+    expect(() => renderChart([ciValues('default-values.yaml'), values])).toThrow(/heapBudgetMib/);
   });
 });

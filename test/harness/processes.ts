@@ -176,13 +176,14 @@ export interface MeerkatProcess {
  */
 export async function startMeerkatProcesses(
   env: Record<string, string>,
-  processes: Array<{ name: string; args: string[]; ready: RegExp }>,
+  /** `env` of one process is added to the shared one (a V8 flag of the workers alone, say). */
+  processes: Array<{ name: string; args: string[]; ready: RegExp; env?: Record<string, string> | undefined }>,
   readyTimeoutMs?: number,
 ): Promise<MeerkatProcess[]> {
   const ports = await Promise.all(processes.map(async () => [await freePort(), await freePort()] as const));
   const endpoints = ports.flat().map((port) => `127.0.0.1:${port}`);
   const results = await Promise.allSettled(
-    processes.map(async ({ name, args, ready }, index): Promise<MeerkatProcess> => {
+    processes.map(async ({ name, args, ready, env: own }, index): Promise<MeerkatProcess> => {
       const [port, metricsPort] = ports[index] ?? [0, 0];
       const started = await startMeerkat(
         args,
@@ -192,6 +193,7 @@ export async function startMeerkatProcesses(
           EGRESS_ALLOW_CIDRS: LOOPBACK_CIDRS,
           MEERKAT_ENDPOINTS: endpoints.join(','),
           ...env,
+          ...own,
           PORT: String(port),
           METRICS_PORT: String(metricsPort),
         },

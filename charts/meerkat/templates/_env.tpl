@@ -23,7 +23,8 @@ an inline value is given, else nothing (or a render error when the setting is re
 {{/*
 The credentials of one process (docs/configuration.md), each only where it is read: the API keys and the Slack
 app's secrets only in the hub, which alone authenticates callers and Slack. Plain settings come from the ConfigMap;
-NODE_OPTIONS (V8 flags) from the process's own values (hub.nodeOptions, ...), as they differ by process.
+NODE_OPTIONS (V8 flags) and HEAP_BUDGET_MIB from the process's own values (hub.nodeOptions, worker.heapBudgetMib,
+...), as they differ by process; a heap budget of 0 renders nothing (off, as unset).
 Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
 */}}
 {{- define "meerkat.env" -}}
@@ -42,6 +43,10 @@ Called with (dict "root" . "component" "hub"|"scheduler"|"worker").
 {{- with (index $v .component).nodeOptions }}
 - name: NODE_OPTIONS
   value: {{ . | quote }}
+{{- end }}
+{{- with (index $v .component).heapBudgetMib }}
+- name: HEAP_BUDGET_MIB
+  value: {{ . | toString | quote }}
 {{- end }}
 {{- with $v.extraEnv }}
 {{ toYaml . }}
