@@ -6,10 +6,14 @@
 // - its shared buffers are 16 MB instead of PGlite's 160 MB: PGlite touches all of them at start, and a WebAssembly
 //   memory never gives a page back, so each MB here is a MB of RSS for the life of the process; the pages it reads
 //   beyond them stay in the operating system's page cache (docs/adr/0074-dev-memory.md: 32 MB held 57 MiB of the
-//   WebAssembly memory at 2,000 monitors, 16 MB 40).
+//   WebAssembly memory at 2,000 monitors, 16 MB 40);
+// - V8 compiles PGlite's WebAssembly with one background task, not one per core: the compilers' scratch memory
+//   (V8's zones, up to 90 MiB at once with two tasks) is malloc'd on the tasks' threads, and glibc keeps each
+//   thread's arena pages after it is freed (docs/adr/0076-dev-wasm-compilation.md).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import {
   PostgresAdapter,
@@ -47,7 +51,23 @@ await db.close();`;
     );
 }
 
+/** V8's flag for its WebAssembly compilation tasks; read when a module is compiled, so it can be set at runtime. */
+const WASM_COMPILATION_TASKS_FLAG = '--wasm-num-compilation-tasks';
+
+/**
+ * The flag that compiles WebAssembly with one background task, or undefined when the user set the count on node's
+ * command line (V8 spells a flag with dashes or underscores; Node refuses this one in NODE_OPTIONS).
+ */
+export function wasmCompilationTasksFlag(execArgv: readonly string[]): string | undefined {
+  const setByUser = execArgv.some((option) =>
+    option.replaceAll('_', '-').startsWith(WASM_COMPILATION_TASKS_FLAG),
+  );
+  return setByUser ? undefined : `${WASM_COMPILATION_TASKS_FLAG}=1`;
+}
+
 async function startPGlite(directory: string | undefined): Promise<PGlite> {
+  const flag = wasmCompilationTasksFlag(process.execArgv);
+  if (flag !== undefined) v8.setFlagsFromString(flag);
   const { PGlite } = await import('@electric-sql/pglite');
   if (directory !== undefined) initializeInChild(directory);
   const startParams = [
