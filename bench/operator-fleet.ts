@@ -6,9 +6,12 @@
 // Everything listens on loopback, every wait is bounded, everything started is stopped at the end.
 // Usage: npm run bench:operator -- --monitors 1000 [--steady 120] [--sync-timeout 1800] [--settle-timeout 600]
 //   [--cpu-profile-dir DIR] (the operator's CPU profile of the sync; read it with bench/profile/top-frames.ts)
-import { readdirSync, readFileSync } from 'node:fs';
+//   [--operator-node-options=--max-semi-space-size=2] (the operator's NODE_OPTIONS, as operator.nodeOptions sets it)
+//   [--heap-snapshot-dir DIR] (a heap snapshot of the operator at the end of the steady state, after its peak RSS)
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   ApiextensionsV1Api,
@@ -52,6 +55,14 @@ const options = z
     workers: z.coerce.number().int().min(1).max(64),
     // A folder for a V8 CPU profile of the operator from the first creation until all are Synced.
     'cpu-profile-dir': z.string().min(1).optional(),
+    // The operator's NODE_OPTIONS (V8 flags), as the chart's operator.nodeOptions sets them; none by default.
+    'operator-node-options': z.string().default(''),
+    // A folder for a heap snapshot of the operator once its peak RSS is read; its full collection tells the
+    // reachable heap. Not with --cpu-profile-dir: both use SIGUSR2.
+    'heap-snapshot-dir': z.string().min(1).optional(),
+  })
+  .refine((o) => o['heap-snapshot-dir'] === undefined || o['cpu-profile-dir'] === undefined, {
+    message: '--heap-snapshot-dir and --cpu-profile-dir both use SIGUSR2: one at a time',
   })
   .parse(
     parseArgs({
@@ -63,15 +74,56 @@ const options = z
         // OPERATOR_WORKERS as the chart leaves it (charts/meerkat/values.yaml, operator.workers).
         workers: { type: 'string', default: '16' },
         'cpu-profile-dir': { type: 'string' },
+        'operator-node-options': { type: 'string', default: '' },
+        'heap-snapshot-dir': { type: 'string' },
       },
     }).values,
   );
 
-/** The operator's environment for a CPU profile toggled by SIGUSR2, written to `folder`; none without a folder. */
-function profilerEnvironment(folder: string | undefined): Record<string, string> {
-  if (folder === undefined) return {};
-  const preload = new URL('./profile/cpu-profile-on-signal.js', import.meta.url).pathname;
-  return { NODE_OPTIONS: `--import=${preload}`, CPU_PROFILE_DIR: folder };
+/**
+ * The operator's NODE_OPTIONS (`nodeOptions`, V8 flags) and, with a folder, a CPU profile toggled by SIGUSR2 and
+ * written there; nothing when neither is asked for.
+ */
+function operatorEnvironment(
+  nodeOptions: string,
+  folder: string | undefined,
+  snapshotFolder: string | undefined,
+): Record<string, string> {
+  const preload =
+    folder === undefined
+      ? ''
+      : `--import=${new URL('./profile/cpu-profile-on-signal.js', import.meta.url).pathname}`;
+  const snapshot =
+    snapshotFolder === undefined ? '' : `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotFolder}`;
+  const flags = [nodeOptions, preload, snapshot].filter((each) => each !== '').join(' ');
+  return {
+    ...(flags === '' ? {} : { NODE_OPTIONS: flags }),
+    ...(folder === undefined ? {} : { CPU_PROFILE_DIR: folder }),
+  };
+}
+
+/** The operator's V8 heap as its /metrics tells it (prom-client's default series), in MiB: `space used/size`. */
+function describeHeap(text: string): string {
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  const spaces = new Map<string, { used: number; size: number }>();
+  for (const [metric, field] of [
+    ['nodejs_heap_space_size_used_bytes', 'used'],
+    ['nodejs_heap_space_size_total_bytes', 'size'],
+  ] as const)
+    for (const [space, bytes] of countsBy(text, metric, ['space'])) {
+      const entry = spaces.get(space) ?? { used: 0, size: 0 };
+      entry[field] = bytes;
+      spaces.set(space, entry);
+    }
+  const bySpace = [...spaces]
+    .filter(([, { size }]) => size >= 2 ** 20)
+    .map(([space, { used, size }]) => `${space.replace('space=', '')} ${mib(used)}/${mib(size)}`)
+    .join(', ');
+  return (
+    `RSS ${mib(sumOf(text, 'process_resident_memory_bytes'))} MiB; V8 heap used ${mib(sumOf(text, 'nodejs_heap_size_used_bytes'))}` +
+    ` of ${mib(sumOf(text, 'nodejs_heap_size_total_bytes'))} MiB committed (by space, used/committed: ${bySpace}); ` +
+    `external ${mib(sumOf(text, 'nodejs_external_memory_bytes'))} MiB`
+  );
 }
 
 /** CPU seconds (user + system) and peak RSS of a process, from /proc. */
@@ -156,7 +208,11 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'info',
         OPERATOR_STATUS_SECONDS: String(STATUS_SECONDS),
         OPERATOR_WORKERS: String(options.workers),
-        ...profilerEnvironment(options['cpu-profile-dir']),
+        ...operatorEnvironment(
+          options['operator-node-options'],
+          options['cpu-profile-dir'],
+          options['heap-snapshot-dir'],
+        ),
       },
       /controller started/,
       120_000,
@@ -265,6 +321,19 @@ async function main(): Promise<void> {
     const statusesBefore = await statusesOf();
     await pause(options.steady * 1000);
     const atSteady = { ...(await counters()), ...processUsage(pid) };
+    // What the operator's memory is made of at the end of the steady state (issue 39: RSS at most 256 MiB).
+    const operatorMetrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    say(`operator memory at the end of the steady state: ${describeHeap(operatorMetrics)}`);
+    const snapshotFolder = options['heap-snapshot-dir'];
+    if (snapshotFolder !== undefined) {
+      process.kill(pid, 'SIGUSR2');
+      const written = await within('the heap snapshot', 300_000, untilSnapshotWritten(snapshotFolder));
+      // The snapshot begins with a full collection: what the heap holds right after it is about what is reachable.
+      const afterSnapshot = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      say(
+        `operator memory after the heap snapshot's full collection (${written}): ${describeHeap(afterSnapshot)}`,
+      );
+    }
     // What a write at rest changed: the status fields that differ, counted over the Monitors written.
     say(`steady state, status fields that moved: ${describeMoves(statusesBefore, await statusesOf())}`);
     const steadyKinds = (key: 'apiserverByKind' | 'hubByKind') =>
@@ -404,6 +473,19 @@ function scrapeApiServer(info: {
     );
     request.on('error', reject);
   });
+}
+
+/** The heap snapshot's file in `folder` once its size stops changing for 5 s. */
+async function untilSnapshotWritten(folder: string): Promise<string> {
+  let last = '';
+  for (;;) {
+    await pause(5_000);
+    const file = readdirSync(folder).find((name) => name.endsWith('.heapsnapshot'));
+    if (file === undefined) continue;
+    const now = `${file}, ${(statSync(join(folder, file)).size / 2 ** 20).toFixed(0)} MiB`;
+    if (now === last) return now;
+    last = now;
+  }
 }
 
 async function untilHubHolds(dev: { api: string; key: string }, id: string): Promise<number> {
