@@ -1,20 +1,9 @@
 // `npm run bench:operator` as docs/benchmarks.md gives it, at a size a test affords: it starts its own control
 // plane, the compiled operator and `meerkat dev`, and prints its one row of figures.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runBenchScript } from './run-bench-script.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', 'bench:operator', '--', ...args], { cwd: root });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
+const runBench = (args: string[]) => runBenchScript('bench:operator', args);
 
 describe('npm run bench:operator', () => {
   it('syncs a small fleet and prints its row of figures', { timeout: 600_000 }, async () => {
