@@ -4,15 +4,22 @@
 // `--minutes` minutes (bounded by both). `npm run bench:index-plans -- --monitors 2000 --minutes 360`
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { openDatabase, type Db } from '../hub/src/db/database.js';
 import { migrateToLatest } from '../hub/src/db/migrator.js';
 import { startTestServices } from '../test/harness/global-setup.js';
 
-const { values } = parseArgs({
-  options: { monitors: { type: 'string', default: '2000' }, minutes: { type: 'string', default: '360' } },
-});
-const monitors = Math.min(Number(values.monitors), 10_000);
-const minutes = Math.min(Number(values.minutes), 1_440);
+// Refused, not clamped, beyond one day of 10,000 monitors.
+const { monitors, minutes } = z
+  .object({
+    monitors: z.coerce.number().int().min(1).max(10_000),
+    minutes: z.coerce.number().int().min(1).max(1_440),
+  })
+  .parse(
+    parseArgs({
+      options: { monitors: { type: 'string', default: '2000' }, minutes: { type: 'string', default: '360' } },
+    }).values,
+  );
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 // Midnight UTC today plus `minutes`: inside today's partitions of both tables.
