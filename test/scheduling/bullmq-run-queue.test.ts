@@ -270,7 +270,10 @@ describe('slots in batch jobs', () => {
         await consumer.close();
       }
       expect(deliveries.sort()).toEqual(['fine', 'parked-a', 'parked-b']);
-      expect(written).toEqual(['refused', 'parked-a', 'parked-b']);
+      // The batch's slots are checked side by side: the parked results are handed over in the order their checks
+      // ended, which either can win. Each is written once, after the refused write.
+      expect(written[0]).toBe('refused');
+      expect(written.slice(1).sort()).toEqual(['parked-a', 'parked-b']);
     });
   });
 
