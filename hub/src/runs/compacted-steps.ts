@@ -4,7 +4,7 @@
 // run's steps (`details_compacted`, a row's or a fold's) are read through here.
 
 /** The fields of a compacted step, in the order of its stored array. */
-export const COMPACTED_STEP_FIELDS = ['nodeId', 'type', 'status', 'durationMs'] as const;
+const COMPACTED_STEP_FIELDS = ['nodeId', 'type', 'status', 'durationMs'] as const;
 
 /** A stored step as the record the API answers: a compacted step's array becomes the object it was compacted from. */
 function stepOf(stored: unknown): unknown {
