@@ -72,10 +72,8 @@ describe.each(databaseEngines)('folding whole passing runs on $name', (engine) =
       {
         run_ids: [1, 5, 6].map((i) => ids[i]?.slice(4)),
         slots: [1, 5, 6].map((i) => (5 + i) * MINUTE),
-        // The steps as the compaction keeps them: node, type, status and duration.
-        steps: [1, 5, 6].map(() => [
-          { nodeId: 'get', type: 'HTTP_REQUEST', status: 'passed', durationMs: 12 },
-        ]),
+        // The steps as the compaction keeps them: node, type, status and duration (an array, docs/adr/0080).
+        steps: [1, 5, 6].map(() => [['get', 'HTTP_REQUEST', 'passed', 12]]),
       },
     ]);
   });

@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSchema } from '../../hub/src/contract/run.js';
 import type { Db } from '../../hub/src/db/database.js';
 import { jsonColumn } from '../../hub/src/db/json-column.js';
 import * as migration from '../../hub/src/db/migrations/0017-run-details-compaction.js';
+import { compactedSteps as compactedStepsSql } from '../../hub/src/runs/run-keep.repository.js';
 import {
   compactRunDetails,
   startRunDetailsCompaction,
@@ -46,6 +47,11 @@ const detailedSteps = [
 const compactedSteps = [
   { nodeId: 'get', type: 'HTTP_REQUEST', status: 'passed', durationMs: 12 },
   { nodeId: 'check', type: 'ASSERTION', status: 'passed' },
+];
+/** The same steps as stored (docs/adr/0080): `[nodeId, type, status, durationMs]`, null for a field not there. */
+const storedCompactedSteps = [
+  ['get', 'HTTP_REQUEST', 'passed', 12],
+  ['check', 'ASSERTION', 'passed', null],
 ];
 
 /** Runs of mon-1 a minute apart from two hours ago, passing but for the outcomes given ('fail'). */
@@ -112,7 +118,12 @@ describe.each(databaseEngines)('run details compaction on $name', (engine) => {
       .select(['steps', 'success', 'status', 'errors'])
       .where('id', '=', 'run_5')
       .executeTakeFirstOrThrow();
-    expect(compactedRun).toEqual({ steps: compactedSteps, success: true, status: 'completed', errors: [] });
+    expect(compactedRun).toEqual({
+      steps: storedCompactedSteps,
+      success: true,
+      status: 'completed',
+      errors: [],
+    });
     const failure = await db
       .selectFrom('runs')
       .select('steps')
@@ -173,7 +184,7 @@ describe.each(databaseEngines)('run details compaction on $name', (engine) => {
       .select('steps')
       .where('id', '=', 'run_1')
       .executeTakeFirstOrThrow();
-    expect(steps.steps).toEqual(compactedSteps);
+    expect(steps.steps).toEqual(storedCompactedSteps);
   });
 });
 
@@ -197,6 +208,32 @@ describe('a compacted run over the API', () => {
     const run = runSchema.parse(data);
     expect(run).toMatchObject({ id: 'run_1', success: true, status: 'completed', detailsCompacted: true });
     expect(run.steps).toEqual(compactedSteps);
+  });
+
+  it('answers a run compacted before the steps were arrays (objects stored) as it always did', async () => {
+    await hub.db
+      .updateTable('runs')
+      .set({ steps: jsonColumn(compactedSteps) })
+      .where('id', '=', 'run_2')
+      .execute();
+    const response = await hub.request('GET', '/runs/run_2', { as: 'acmeViewer' });
+    const run = runSchema.parse(((await response.json()) as { data: unknown }).data);
+    expect(run).toMatchObject({ id: 'run_2', detailsCompacted: true, steps: compactedSteps });
+  });
+
+  it('leaves compacted steps as they are when compacted again', async () => {
+    const again = await hub.db
+      .updateTable('runs')
+      .set({ steps: sql`${compactedStepsSql(sql`steps`)}` })
+      .where('id', 'in', ['run_1', 'run_2'])
+      .returning(['id', 'steps'])
+      .execute();
+    expect(new Map(again.map((row) => [row.id, row.steps]))).toEqual(
+      new Map([
+        ['run_1', storedCompactedSteps],
+        ['run_2', storedCompactedSteps],
+      ]),
+    );
   });
 
   it('lists compacted and whole runs alike, the whole ones without the field', async () => {

@@ -22,6 +22,7 @@ import {
   type RunRow,
 } from './run.repository.js';
 import { jsonColumn } from '../db/json-column.js';
+import { compactedStepsOf } from './compacted-steps.js';
 
 function runRowToRun(
   row: RunRow,
@@ -40,7 +41,8 @@ function runRowToRun(
     duration_ms: row.duration_ms,
     success: row.success,
     errors: row.errors,
-    steps: row.steps,
+    // A compacted run's steps may be stored as arrays (docs/adr/0080): answered as the objects they were.
+    steps: row.details_compacted === true ? compactedStepsOf(row.steps) : row.steps,
     ...(row.details_compacted === true ? { detailsCompacted: true as const } : {}),
     createdAt: row.created_at.toISOString(),
     ...(monitor === undefined
