@@ -14,10 +14,10 @@ const WRITE_WINDOW_MS = 2_000;
 /** Results written in one transaction, at most. */
 const MAX_BATCH = 500;
 /**
- * RUN_WRITE_GATHER_MS's default (as in config/settings.ts): under load a batch starts at most this long after the one before it started,
- * unless a full batch waits (docs/adr/0082-gathered-run-writes.md).
+ * RUN_WRITE_GATHER_MS's default (as in config/settings.ts): under load a batch starts at most this long after the
+ * one before it started, unless a full batch waits (docs/adr/0082-gathered-run-writes.md).
  */
-const DEFAULT_GATHER_MS = 250;
+const DEFAULT_GATHER_MS = 100;
 
 interface WaitingResult extends ExecutedScheduledResult {
   resolve(row: RunRow | undefined): void;
@@ -31,8 +31,9 @@ interface WaitingResult extends ExecutedScheduledResult {
  * admission's `awaiting_write`, docs/adr/0044-one-door-per-concern.md). One batch is written at a time and results
  * that finish meanwhile go in the next, so under load batches grow instead of transactions; and the next starts no
  * sooner than `gatherMs` after the one before it started unless `flushAt` wait, so that at 1,000 checks a second a
- * transaction carries a few hundred results, not the dozen that finish while one commits: its statements, their
- * round trips and its commit cost per batch, not per result (docs/adr/0082-gathered-run-writes.md).
+ * transaction carries about a hundred results, not the dozen that finish while one commits: its statements, their
+ * round trips and its commit cost per batch, not per result. Not longer: a waiting result holds its slot in the
+ * admission (docs/adr/0082-gathered-run-writes.md).
  * A batch holds one run per monitor (its hooks write one row per monitor); a second run of a monitor waits for
  * the next batch. A batch the database refuses for anything but being away is written again one result at a
  * time, so a result it cannot store fails only its own run. Each caller learns its own row, `undefined` when
