@@ -147,6 +147,36 @@ describe.each(databaseEngines)('scheduled results written in batches, on $name',
     expect(rows.map((row) => row?.id)).toEqual(results.map((entry) => entry.run.id));
   });
 
+  it('gathers the results that finish after a write into the next batch until flushAt wait', async () => {
+    // RUN_WRITE_GATHER_MS (docs/adr/0082): a result that finishes while a batch is written does not go alone
+    // as soon as it commits; the next batch gathers until `gatherMs` after the last one started, or until a full
+    // batch waits, which ends the gathering at once (with a gathering this long, else the test times out).
+    const [a, b, c, d, e] = MONITORS.slice(20, 25).map((id) => executed(id, MINUTE + 100_000));
+    if (a === undefined || b === undefined || c === undefined || d === undefined || e === undefined)
+      throw new Error('five monitors');
+    const calls: string[][] = [];
+    let during: ReturnType<typeof writer.record> | undefined;
+    const hook: RunFinishedHook = {
+      name: 'records-one-more',
+      onRunsFinished(_tx, runs) {
+        calls.push(runs.map((run) => run.monitor_id));
+        during ??= writer.record(c);
+        return Promise.resolve();
+      },
+    };
+    const writer = createScheduledRunWriter(db, [hook], { flushAt: 3, gatherMs: 1_000_000 });
+    const first = await Promise.all([writer.record(a), writer.record(b)]);
+    expect(first.map((row) => row?.id)).toEqual([a.run.id, b.run.id]);
+    expect(calls).toEqual([[a.run.monitor_id, b.run.monitor_id]]);
+    const rest = await Promise.all([during, writer.record(d), writer.record(e)]);
+
+    expect(calls).toEqual([
+      [a.run.monitor_id, b.run.monitor_id],
+      [c.run.monitor_id, d.run.monitor_id, e.run.monitor_id],
+    ]);
+    expect(rest.map((row) => row?.id)).toEqual([c.run.id, d.run.id, e.run.id]);
+  });
+
   it('writes a batch the database refuses one result at a time: only the refused run fails', async () => {
     // The database's own refusal of NUL, whenever a write holds a run of mon-03.
     const refusing: RunFinishedHook = {

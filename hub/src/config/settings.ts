@@ -130,6 +130,9 @@ const settingsSchema = z
     // `compact-unchanged`: a passing scheduled run whose previous run of its monitor and location passed is
     // inserted compacted, even the latest; failures and changes of outcome stay whole (docs/adr/0072).
     RUN_DETAILS_AT_INSERT: z.enum(['whole', 'compact-unchanged']).default('whole'),
+    // Under load a worker starts a batch of results at most this often unless a full one waits (docs/adr/0082);
+    // 0 writes each batch as soon as the one before it is committed.
+    RUN_WRITE_GATHER_MS: z.coerce.number().int().min(0).max(1_000).default(100),
     // Compacted passing runs of hours that ended longer ago are folded, one row a monitor and hour, and leave the
     // run lists (docs/adr/0061); 0 keeps them as rows.
     RUN_FOLD_AFTER_MINUTES: z.coerce.number().int().min(0).max(5_256_000).default(1440),

@@ -96,6 +96,7 @@ export function startWorker(options: StartWorkerOptions): { close(): Promise<voi
       log,
       hooks: options.hooks ?? [],
       detailsAtInsert: settings.RUN_DETAILS_AT_INSERT,
+      writeGatherMs: settings.RUN_WRITE_GATHER_MS,
       checks: admission.checks,
       awaitWrite: admission.awaitWrite,
       monitors,

@@ -13,6 +13,11 @@ import { isDatabaseUnavailable } from '../system/dependency-errors.js';
 const WRITE_WINDOW_MS = 2_000;
 /** Results written in one transaction, at most. */
 const MAX_BATCH = 500;
+/**
+ * RUN_WRITE_GATHER_MS's default (as in config/settings.ts): under load a batch starts at most this long after the
+ * one before it started, unless a full batch waits (docs/adr/0082-gathered-run-writes.md).
+ */
+const DEFAULT_GATHER_MS = 100;
 
 interface WaitingResult extends ExecutedScheduledResult {
   resolve(row: RunRow | undefined): void;
@@ -24,7 +29,11 @@ interface WaitingResult extends ExecutedScheduledResult {
  * WRITE_WINDOW_MS for others, or until `flushAt` are waiting, then all are written in one transaction with their
  * hooks. A waiting result no longer counts among the worker's checks, only among the slots it holds (the
  * admission's `awaiting_write`, docs/adr/0044-one-door-per-concern.md). One batch is written at a time and results
- * that finish meanwhile go in the next, so under load batches grow instead of transactions.
+ * that finish meanwhile go in the next, so under load batches grow instead of transactions; and the next starts no
+ * sooner than `gatherMs` after the one before it started unless `flushAt` wait, so that at 1,000 checks a second a
+ * transaction carries about a hundred results, not the dozen that finish while one commits: its statements, their
+ * round trips and its commit cost per batch, not per result. Not longer: a waiting result holds its slot in the
+ * admission (docs/adr/0082-gathered-run-writes.md).
  * A batch holds one run per monitor (its hooks write one row per monitor); a second run of a monitor waits for
  * the next batch. A batch the database refuses for anything but being away is written again one result at a
  * time, so a result it cannot store fails only its own run. Each caller learns its own row, `undefined` when
@@ -36,8 +45,11 @@ export function createScheduledRunWriter(
   {
     flushAt = MAX_BATCH,
     detailsAtInsert = 'whole',
+    gatherMs = DEFAULT_GATHER_MS,
   }: {
     flushAt?: number;
+    /** RUN_WRITE_GATHER_MS: the least time from one batch's start to the next's while fewer than `flushAt` wait. */
+    gatherMs?: number;
     /** RUN_DETAILS_AT_INSERT (docs/adr/0072). */ detailsAtInsert?: DetailsAtInsert;
   } = {},
 ) {
@@ -45,6 +57,20 @@ export function createScheduledRunWriter(
   let waiting: WaitingResult[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing = false;
+  /** Ends the gathering before the next batch early, once a full batch waits. */
+  let gathered: (() => void) | undefined;
+  const gather = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        gathered = undefined;
+        resolve();
+      }, ms);
+      gathered = () => {
+        clearTimeout(timer);
+        gathered = undefined;
+        resolve();
+      };
+    });
 
   const writeOneByOne = (batch: readonly WaitingResult[]) =>
     Promise.all(
@@ -89,7 +115,12 @@ export function createScheduledRunWriter(
     if (writing) return;
     writing = true;
     try {
-      while (waiting.length > 0) await write(takeBatch());
+      while (waiting.length > 0) {
+        const startedMs = Date.now();
+        await write(takeBatch());
+        const rest = gatherMs - (Date.now() - startedMs);
+        if (waiting.length > 0 && waiting.length < full && rest > 0) await gather(rest);
+      }
     } finally {
       writing = false;
     }
@@ -100,7 +131,10 @@ export function createScheduledRunWriter(
     record(executed: ExecutedScheduledResult): Promise<RunRow | undefined> {
       return new Promise((resolve, reject) => {
         waiting.push({ ...executed, resolve, reject });
-        if (writing) return;
+        if (writing) {
+          if (waiting.length >= full) gathered?.();
+          return;
+        }
         if (waiting.length >= full) void flush();
         else timer ??= setTimeout(() => void flush(), WRITE_WINDOW_MS);
       });

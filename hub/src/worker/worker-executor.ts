@@ -50,6 +50,8 @@ export interface WorkerExecutorDeps {
   hooks: readonly RunFinishedHook[];
   /** RUN_DETAILS_AT_INSERT: whether passing runs of unchanged outcome are inserted compacted (docs/adr/0072). */
   detailsAtInsert?: DetailsAtInsert;
+  /** RUN_WRITE_GATHER_MS: the least time between the starts of two batches of results (docs/adr/0082). */
+  writeGatherMs?: number;
   /** The definitions the worker remembers, shared by its executors; without it, one of the executor's own. */
   monitors?: MonitorReader;
   /**
@@ -86,6 +88,7 @@ export function createWorkerExecutor(deps: WorkerExecutorDeps): LocationExecutor
   const monitors = deps.monitors ?? createMonitorReader(db);
   const scheduledRuns = createScheduledRunWriter(db, deps.hooks, {
     ...(deps.detailsAtInsert === undefined ? {} : { detailsAtInsert: deps.detailsAtInsert }),
+    ...(deps.writeGatherMs === undefined ? {} : { gatherMs: deps.writeGatherMs }),
   });
   const checks = deps.checks ?? createPlaces(Number.POSITIVE_INFINITY);
   const awaitWrite = deps.awaitWrite ?? ((write) => write());
