@@ -77,7 +77,7 @@ const CONNECT_WAIT_MS = 1_500;
  * The API's pool: requests come at once, each a short statement or transaction
  * (docs/adr/0081-fewer-postgres-backends.md).
  */
-export const API_POOL_SIZE = 10;
+const API_POOL_SIZE = 10;
 /**
  * The pool of a process without the API, which every role in it shares (a worker, the scheduler, or both): the
  * run writer writes one batch at a time, and the others (the monitor reader, the gap recorder, the reaper, the
@@ -86,7 +86,7 @@ export const API_POOL_SIZE = 10;
  * two of the others run at once; the rest wait their turn, within CONNECT_WAIT_MS. Each connection is a backend
  * that counts PostgreSQL's shared buffers again in its RSS (docs/adr/0081-fewer-postgres-backends.md).
  */
-export const ROLES_POOL_SIZE = 3;
+const ROLES_POOL_SIZE = 3;
 /**
  * Maintenance (retention, compaction, fold) runs on one connection: its passes take their turn, each waiting for
  * the connection as long as one of its statements may run, rather than a backend each. They come every
