@@ -12,8 +12,13 @@ import { apiCaller, startReceiver, type ApiCall, type Receiver } from '../metric
 import { monitorBody } from '../metrics/metrics-fixtures.js';
 
 // A small release without a scheduler process (docs/adr/0067-scheduler-in-a-worker.md): `meerkat hub` and one
-// `meerkat worker --with-scheduler` over one database and one Redis.
-describe('meerkat worker --with-scheduler', () => {
+// `meerkat worker --with-scheduler` over one database and one Redis. Its roles share one pool
+// (docs/adr/0081-fewer-postgres-backends.md): on one connection, with maintenance every second, nothing that holds
+// it waits for a second one, and no query waits for it past its bound.
+describe.each([
+  { pool: 'its default pool', worker: {} },
+  { pool: 'a pool of one connection', worker: { DATABASE_POOL_SIZE: '1', REAPER_INTERVAL_SECONDS: '1' } },
+])('meerkat worker --with-scheduler on $pool', ({ worker }) => {
   let database: TestDatabase;
   let redisDatabase: ClaimedRedisDatabase | undefined;
   let receiver: Receiver;
@@ -38,6 +43,7 @@ describe('meerkat worker --with-scheduler', () => {
           name: 'worker',
           args: ['worker', '--locations', 'default', '--with-scheduler'],
           ready: /scheduler running/,
+          env: worker,
         },
       ],
     );
@@ -63,5 +69,9 @@ describe('meerkat worker --with-scheduler', () => {
       return runs.filter((r) => r.status === 'completed').length >= 2 ? runs : undefined;
     }, 45_000);
     expect(completed.filter((r) => r.status === 'completed').length).toBeGreaterThanOrEqual(2);
+    const output = processes[1]!.process.output();
+    // No query gave up waiting for a connection, and nothing (the sync, the audit, maintenance) logged an error.
+    expect(output).not.toContain('timeout exceeded when trying to connect');
+    expect(output).not.toContain('"level":50');
   }, 60_000);
 });

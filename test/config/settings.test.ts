@@ -64,9 +64,16 @@ describe('settings', () => {
     [{ SECRETS_KEY: key }, 'worker', /^invalid setting REDIS_URL: is required by meerkat worker/],
     [{ RUN_DETAILS_KEEP_MINUTES: '-5' }, 'dev', /^invalid setting RUN_DETAILS_KEEP_MINUTES: /],
     [{ RUN_DETAILS_KEEP_LATEST: '0' }, 'dev', /^invalid setting RUN_DETAILS_KEEP_LATEST: .*\(got "0"\)$/],
+    [{ DATABASE_POOL_SIZE: '0' }, 'dev', /^invalid setting DATABASE_POOL_SIZE: .*\(got "0"\)$/],
   ] as const)('refuses %j for %s with one line naming the setting', (env, kind, message) => {
     expect(() => loadSettings(env, kind)).toThrow(InvalidSettingError);
     expect(() => loadSettings(env, kind)).toThrow(message);
+  });
+
+  it('leaves the pool to the process unless DATABASE_POOL_SIZE sets it', () => {
+    expect(loadSettings({}, 'dev').DATABASE_POOL_SIZE).toBeUndefined();
+    expect(loadSettings({ DATABASE_POOL_SIZE: '' }, 'dev').DATABASE_POOL_SIZE).toBeUndefined();
+    expect(loadSettings({ DATABASE_POOL_SIZE: '4' }, 'dev').DATABASE_POOL_SIZE).toBe(4);
   });
 
   it('never echoes the value of a credential setting', () => {

@@ -21,6 +21,8 @@ export interface DatabaseTarget {
   url?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** How long an idle connection stays open before the pool closes it; node-postgres' 10 s when absent. */
+  idleMs?: number;
   /** How long a statement may take; unset: as long as it takes (`meerkat migrate`). */
   bounds?: DatabaseBounds | undefined;
   /** A pooled connection failed (the server restarted or went away); the pool replaces it on the next query. */
@@ -93,6 +95,7 @@ async function openPool(target: DatabaseTarget & { url: string }): Promise<pg.Po
     Client: boundedClient(postgres),
     connectionString: target.url,
     max: target.poolSize ?? 10,
+    ...(target.idleMs !== undefined && { idleTimeoutMillis: target.idleMs }),
     // A query waits this long for a connection, then fails (and the API answers 503), never forever.
     connectionTimeoutMillis: bounds?.connectMs ?? UNBOUNDED_CONNECT_MS,
     ...(bounds && {

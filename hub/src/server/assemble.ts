@@ -11,7 +11,7 @@ import { startProcessMetrics } from '../metrics/prometheus/process-metrics.js';
 import { createScheduleDelayMetrics } from '../metrics/prometheus/schedule-delay-metrics.js';
 import type { RunFinishedHook } from '../runs/run-finished.js';
 import { startHeapBudget } from '../system/heap-budget.js';
-import { openComponents, type Components, type OpenOptions } from './components.js';
+import { openComponents, poolSizeFor, type Components, type OpenOptions } from './components.js';
 import { startJobLocationsIfAny } from './job-locations-on-demand.js';
 import { runFinishedHooks } from './run-finished-hooks.js';
 import { serveApi, type RunningApi } from './serve-api.js';
@@ -84,7 +84,9 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     parts.push(part);
     return part;
   };
-  const components = started(await openComponents(settings, log, options.open));
+  // Every role of the process shares one pool, sized for what runs at once (docs/adr/0081).
+  const open = { poolSize: poolSizeFor(has('api')), ...options.open };
+  const components = started(await openComponents(settings, log, open));
   const metrics = started(await startProcessMetrics(options.process, settings, log));
   registerDependencyMetrics(metrics.registry, components.readiness);
   // Off unless HEAP_BUDGET_MIB or `meerkat dev` turns it on (docs/adr/0071).

@@ -39,6 +39,8 @@ export interface OpenOptions {
   migrate: boolean;
   /** The key of the credential cipher; default SECRETS_KEY (which `dev` may lack, and makes up). */
   secretsKey?: string;
+  /** The connections of the process's pool when DATABASE_POOL_SIZE is unset: poolSizeFor(its roles). */
+  poolSize?: number;
 }
 
 /**
@@ -71,10 +73,36 @@ export function readinessChecks(db: Db, redis: Redis | undefined): ReadinessChec
 
 /** How long a query waits for a pooled connection: with the statement bound, within the API's 5 s. */
 const CONNECT_WAIT_MS = 1_500;
-const MAINTENANCE_POOL_SIZE = 2;
+/**
+ * The API's pool: requests come at once, each a short statement or transaction
+ * (docs/adr/0081-fewer-postgres-backends.md).
+ */
+const API_POOL_SIZE = 10;
+/**
+ * The pool of a process without the API, which every role in it shares (a worker, the scheduler, or both): the
+ * run writer writes one batch at a time, and the others (the monitor reader, the gap recorder, the reaper, the
+ * notification outbox's sweep, the schedule sync, the slot audit, the gap fold) are each one statement or
+ * transaction at a time, none of which waits for a second connection while it holds one. Three let a batch and
+ * two of the others run at once; the rest wait their turn, within CONNECT_WAIT_MS. Each connection is a backend
+ * that counts PostgreSQL's shared buffers again in its RSS (docs/adr/0081-fewer-postgres-backends.md).
+ */
+const ROLES_POOL_SIZE = 3;
+/**
+ * Maintenance (retention, compaction, fold) runs on one connection: its passes take their turn, each waiting for
+ * the connection as long as one of its statements may run, rather than a backend each. They come every
+ * REAPER_INTERVAL_SECONDS together, so the connection is closed a second after they are done instead of
+ * node-postgres' 10 s: its backend exists while they run, not a third of the time.
+ */
+const MAINTENANCE_POOL_SIZE = 1;
+const MAINTENANCE_IDLE_MS = 1_000;
+
+/** The default pool of a process: the API's when it serves the API, else the small one its roles share. */
+export function poolSizeFor(servesApi: boolean): number {
+  return servesApi ? API_POOL_SIZE : ROLES_POOL_SIZE;
+}
 
 /** The pool of the API and the run path, and the small one of maintenance (the same one when embedded). */
-function openDatabases(settings: Readonly<Settings>, log: Logger) {
+function openDatabases(settings: Readonly<Settings>, log: Logger, poolSize: number) {
   const common = {
     url: settings.DATABASE_URL,
     dataDir: settings.MEERKAT_DATA_DIR,
@@ -83,14 +111,17 @@ function openDatabases(settings: Readonly<Settings>, log: Logger) {
   };
   const database = openDatabase({
     ...common,
+    poolSize,
     bounds: { connectMs: CONNECT_WAIT_MS, statementMs: settings.DATABASE_STATEMENT_TIMEOUT_MS },
   });
   // PGlite is one database in this process: it has no pool, and a second open of its directory would fail.
   if (database.embedded) return { database, maintenanceDb: database.db };
+  const maintenanceMs = settings.MAINTENANCE_TIMEOUT_SECONDS * 1000;
   const maintenance = openDatabase({
     ...common,
     poolSize: MAINTENANCE_POOL_SIZE,
-    bounds: { connectMs: CONNECT_WAIT_MS, statementMs: settings.MAINTENANCE_TIMEOUT_SECONDS * 1000 },
+    idleMs: MAINTENANCE_IDLE_MS,
+    bounds: { connectMs: maintenanceMs, statementMs: maintenanceMs },
   });
   return { database, maintenanceDb: maintenance.db };
 }
@@ -100,7 +131,8 @@ export async function openComponents(
   log: Logger,
   options: OpenOptions,
 ): Promise<Components> {
-  const { database, maintenanceDb } = openDatabases(settings, log);
+  const poolSize = settings.DATABASE_POOL_SIZE ?? options.poolSize ?? API_POOL_SIZE;
+  const { database, maintenanceDb } = openDatabases(settings, log, poolSize);
   const destroyDatabases = async () => {
     await database.db.destroy();
     if (maintenanceDb !== database.db) await maintenanceDb.destroy();
