@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCompareOptions } from '../../bench/compare/compare-options.js';
+import { loadSettings } from '../../hub/src/config/settings.js';
 
 describe('the command line of bench:compare', () => {
   it("reads the issue's options into numbers and a list of systems", () => {
@@ -65,6 +66,49 @@ describe('the command line of bench:compare', () => {
     });
     expect(() => parseCompareOptions(['--env=postgres:X=1'])).toThrow(/--env: /);
     expect(() => parseCompareOptions(['--env=worker:=1'])).toThrow(/--env: /);
+  });
+
+  it("takes session 27's documented runs as written, each --env a setting the worker reads", () => {
+    // docs/benchmarks.md and ADR 0082: the gather off, and the worker's pool at 2 (docs/adr/0081).
+    const base = [
+      '--production',
+      '--monitors',
+      '10000',
+      '--every',
+      '10',
+      '--warmup',
+      '60',
+      '--window',
+      '120',
+    ];
+    const gatherOff = parseCompareOptions([
+      ...base,
+      '--systems',
+      'split',
+      '--scheduler-in-worker',
+      '--env=worker:RUN_WRITE_GATHER_MS=0',
+    ]);
+    const poolOfTwo = parseCompareOptions([
+      ...base,
+      '--systems',
+      'split,blackbox',
+      '--scheduler-in-worker',
+      '--env=hub:NODE_OPTIONS=--max-semi-space-size=2',
+      '--env=worker:DATABASE_POOL_SIZE=2',
+    ]);
+    expect(gatherOff.env.worker).toEqual({ RUN_WRITE_GATHER_MS: '0' });
+    expect(poolOfTwo.env.worker).toEqual({ DATABASE_POOL_SIZE: '2' });
+    const required = {
+      DATABASE_URL: 'postgres://127.0.0.1:5432/meerkat',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SECRETS_KEY: 'ab'.repeat(32),
+    };
+    const settings = loadSettings(
+      { ...required, ...gatherOff.env.worker, ...poolOfTwo.env.worker },
+      'worker',
+    );
+    expect(settings.RUN_WRITE_GATHER_MS).toBe(0);
+    expect(settings.DATABASE_POOL_SIZE).toBe(2);
   });
 
   it("sets MALLOC_ARENA_MAX of Meerkat's processes only when asked, to a count of 1 to 64", () => {
