@@ -4,24 +4,10 @@
 // done while it was taken, the microseconds of each per check. A sample goes to the area of the innermost frame
 // of its stack that names one (walking from the leaf to the root): a JSON.stringify called by the run writer is
 // the run writer's, a socket read under pg's parser is pg's. What no frame names is "node internals (other)".
-// The profile is read whole, once; a file over MAX_BYTES is refused rather than read.
-import { readFileSync, statSync } from 'node:fs';
+// The profile is read whole, once (cpu-profile-file.ts).
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-
-const MAX_BYTES = 512 * 1024 * 1024;
-
-const profileSchema = z.object({
-  nodes: z.array(
-    z.object({
-      id: z.number(),
-      callFrame: z.object({ functionName: z.string(), url: z.string() }),
-      children: z.array(z.number()).optional(),
-    }),
-  ),
-  samples: z.array(z.number()),
-  timeDeltas: z.array(z.number()),
-});
+import { readCpuProfile, type CpuProfile } from './cpu-profile-file.js';
 
 /** Areas by the frame that names them, tried in order: the first rule a frame matches is its area. */
 const rules: ReadonlyArray<readonly [area: string, matches: (name: string, url: string) => boolean]> = [
@@ -53,7 +39,7 @@ interface AreaFold {
 }
 
 /** Self time summed by area; see the header for how a sample finds its area. */
-function foldAreas(profile: z.infer<typeof profileSchema>): AreaFold {
+function foldAreas(profile: CpuProfile): AreaFold {
   const parentOf = new Map<number, number>();
   const frameOf = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -90,9 +76,7 @@ function main(args: string[]): void {
     throw new Error('usage: cpu-areas.ts FILE.cpuprofile [--checks N]');
   const checks =
     values.checks === undefined ? undefined : z.coerce.number().int().min(1).parse(values.checks);
-  const bytes = statSync(file).size;
-  if (bytes > MAX_BYTES) throw new Error(`${file}: ${bytes} bytes, over the ${MAX_BYTES} this reads`);
-  const { totalUs, byArea } = foldAreas(profileSchema.parse(JSON.parse(readFileSync(file, 'utf8'))));
+  const { totalUs, byArea } = foldAreas(readCpuProfile(file));
   const busyUs = totalUs - (byArea.get('idle') ?? 0);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(`${file}: ${(totalUs / 1e6).toFixed(3)} s sampled, ${(busyUs / 1e6).toFixed(3)} s busy`);

@@ -1,23 +1,11 @@
 // Where a V8 CPU profile's time went: `npx tsx bench/profile/top-frames.ts FILE.cpuprofile [N]` prints the N
 // functions with the most self time (idle, garbage collection and program among them), then self time summed by
 // package, or by file of Meerkat's own code. A profile comes from cpu-profile-on-signal.js.
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
-
-const profileSchema = z.object({
-  nodes: z.array(
-    z.object({
-      id: z.number(),
-      callFrame: z.object({ functionName: z.string(), url: z.string(), lineNumber: z.number() }),
-    }),
-  ),
-  samples: z.array(z.number()),
-  timeDeltas: z.array(z.number()),
-});
+import { readCpuProfile } from './cpu-profile-file.js';
 
 const [file, topText = '30'] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: top-frames.ts FILE.cpuprofile [N]');
-const profile = profileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+const profile = readCpuProfile(file);
 const frameOf = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
 const selfUs = new Map<number, number>();
 profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
