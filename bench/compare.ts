@@ -88,6 +88,7 @@ try {
     windowSeconds: options.window,
     workers: options.workers,
     schedulerInWorker: options['scheduler-in-worker'],
+    workerInHub: options['worker-in-hub'],
     targetUrl: target.url,
     production: options.production,
     nodeOptions: options['node-options'],
@@ -100,6 +101,7 @@ try {
     `work: ${workload.monitors} monitors every ${workload.everySeconds} s, warm-up ${workload.warmupSeconds} s, ` +
       `window ${workload.windowSeconds} s; systems ${options.systems.join(', ')}; ` +
       `${workload.workers} worker process(es) in split` +
+      (workload.workerInHub === true ? ' (the hub is the first)' : '') +
       (workload.schedulerInWorker === true ? ', the first with the scheduler' : '') +
       (workload.nodeOptions === '' ? '' : `; NODE_OPTIONS of Meerkat: ${workload.nodeOptions}`) +
       (workload.mallocArenaMax === undefined ? '' : `; MALLOC_ARENA_MAX ${workload.mallocArenaMax}`) +

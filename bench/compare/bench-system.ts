@@ -16,6 +16,8 @@ export interface Workload {
   workers: number;
   /** `--scheduler-in-worker`: Meerkat split's first worker keeps the schedules, and no scheduler process runs. */
   schedulerInWorker?: boolean;
+  /** `--worker-in-hub`: Meerkat split's hub is its first worker (`hub --locations default`), no worker process. */
+  workerInHub?: boolean;
   /** The target every check GETs, e.g. `http://127.0.0.1:41234`. */
   targetUrl: string;
   /** `--production`: PostgreSQL durable (fsync on) and Meerkat's compiled build with NODE_ENV=production. */

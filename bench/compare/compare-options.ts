@@ -41,6 +41,9 @@ const compareOptionsSchema = z
     workers: z.coerce.number().int().min(1).max(8),
     // Meerkat split without a scheduler process: its first worker keeps the schedules (`worker --with-scheduler`).
     'scheduler-in-worker': z.boolean(),
+    // Meerkat split's hub is its first worker (`hub --locations default`): with --workers 1 no worker process, and with
+    // --scheduler-in-worker the hub keeps the schedules too.
+    'worker-in-hub': z.boolean(),
     // NODE_OPTIONS of Meerkat's processes, to compare V8 flags on the same work: `--node-options=--max-semi-space-size=2`
     // (with `=`: a value that starts with a dash).
     'node-options': z.string().max(1000),
@@ -80,6 +83,7 @@ export function parseCompareOptions(args: readonly string[]): CompareOptions {
       window: { type: 'string', default: '180' },
       workers: { type: 'string', default: '1' },
       'scheduler-in-worker': { type: 'boolean', default: false },
+      'worker-in-hub': { type: 'boolean', default: false },
       'node-options': { type: 'string', default: '' },
       env: { type: 'string', multiple: true, default: [] },
       'malloc-arena-max': { type: 'string' },

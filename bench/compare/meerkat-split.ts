@@ -23,20 +23,40 @@ const SHUTDOWN_GRACE_SECONDS = 10;
 
 /**
  * The processes of the deployment: a hub, a scheduler and `workers` workers (worker, worker-2, ...); with
- * `schedulerInWorker` no scheduler, and the first worker keeps the schedules (it logs its ready line last).
+ * `schedulerInWorker` no scheduler, and the first worker keeps the schedules (it logs its ready line last). With
+ * `workerInHub` the hub is the first worker (`hub --locations default`, docs/adr/0086-worker-in-the-hub.md), and
+ * keeps the schedules with `schedulerInWorker`: `workers - 1` worker processes run beside it.
  */
-const kindsOf = (workers: number, schedulerInWorker: boolean, processEnv: ProcessEnv = {}) => [
-  { name: 'hub', args: ['hub'], ready: /hub API listening/, env: processEnv.hub },
-  ...(schedulerInWorker
-    ? []
-    : [{ name: 'scheduler', args: ['scheduler'], ready: /scheduler running/, env: processEnv.scheduler }]),
-  ...Array.from({ length: workers }, (_, i) => ({
-    name: i === 0 ? 'worker' : `worker-${i + 1}`,
-    args: ['worker', '--locations', 'default', ...(schedulerInWorker && i === 0 ? ['--with-scheduler'] : [])],
-    ready: schedulerInWorker && i === 0 ? /scheduler running/ : /worker consuming runs/,
-    env: processEnv.worker,
-  })),
-];
+export const kindsOf = (
+  layout: { workers: number; schedulerInWorker: boolean; workerInHub: boolean },
+  processEnv: ProcessEnv = {},
+) => {
+  const { workers, schedulerInWorker, workerInHub } = layout;
+  const served = (i: number) => [
+    '--locations',
+    'default',
+    ...(schedulerInWorker && i === 0 ? ['--with-scheduler'] : []),
+  ];
+  return [
+    {
+      name: 'hub',
+      args: ['hub', ...(workerInHub ? served(0) : [])],
+      ready: /hub API listening/,
+      env: processEnv.hub,
+    },
+    ...(schedulerInWorker
+      ? []
+      : [{ name: 'scheduler', args: ['scheduler'], ready: /scheduler running/, env: processEnv.scheduler }]),
+    ...Array.from({ length: workers }, (_, i) => i)
+      .filter((i) => !(workerInHub && i === 0))
+      .map((i) => ({
+        name: i === 0 ? 'worker' : `worker-${i + 1}`,
+        args: ['worker', ...served(i)],
+        ready: schedulerInWorker && i === 0 ? /scheduler running/ : /worker consuming runs/,
+        env: processEnv.worker,
+      })),
+  ];
+};
 
 /** Variables of one process on top of the deployment's (bench:compare's `--env`); `worker` is every worker. */
 type ProcessEnv = Readonly<Partial<Record<'hub' | 'scheduler' | 'worker', Record<string, string>>>>;
@@ -105,6 +125,8 @@ export async function startSplitDeployment(input: {
   workers: number;
   /** No scheduler process: the first worker runs `--with-scheduler`. */
   schedulerInWorker?: boolean;
+  /** The hub is the first worker: `hub --locations default`. */
+  workerInHub?: boolean;
   organizations: readonly string[];
   env?: Record<string, string>;
   /** Variables of one process on top of `env`: the hub's, the scheduler's, every worker's. */
@@ -150,7 +172,17 @@ export async function startSplitDeployment(input: {
     const started = await within(
       'starting hub, scheduler and worker',
       START_MS,
-      startMeerkatProcesses(env, kindsOf(input.workers, input.schedulerInWorker ?? false, input.processEnv)),
+      startMeerkatProcesses(
+        env,
+        kindsOf(
+          {
+            workers: input.workers,
+            schedulerInWorker: input.schedulerInWorker ?? false,
+            workerInHub: input.workerInHub ?? false,
+          },
+          input.processEnv,
+        ),
+      ),
     );
     for (const p of started) killOnExit(p.process.child);
     processes.push(...started);
@@ -174,10 +206,28 @@ export async function startSplitDeployment(input: {
   }
 }
 
+/** What runs where, e.g. `Meerkat split (hub, 1 worker with the scheduler, PostgreSQL fsync on, Redis)`. */
+function splitLabel(workload: Workload): string {
+  const inWorker = workload.schedulerInWorker === true;
+  const inHub = workload.workerInHub === true;
+  const workers = workload.workers - (inHub ? 1 : 0);
+  const parts = [
+    inHub ? `hub checking${inWorker ? ' with the scheduler' : ''}` : 'hub',
+    ...(inWorker ? [] : ['scheduler']),
+    ...(workers === 0
+      ? []
+      : [`${workers} worker${workers === 1 ? '' : 's'}${inWorker && !inHub ? ' with the scheduler' : ''}`]),
+    `PostgreSQL${workload.production ? ' fsync on' : ''}`,
+    'Redis',
+  ];
+  return `Meerkat split (${parts.join(', ')})`;
+}
+
 export async function startMeerkatSplit(workload: Workload): Promise<RunningSystem> {
   const deployment = await startSplitDeployment({
     workers: workload.workers,
     schedulerInWorker: workload.schedulerInWorker ?? false,
+    workerInHub: workload.workerInHub ?? false,
     organizations: [ORGANIZATION],
     env: modeEnvironment(workload),
     ...(workload.processEnv === undefined ? {} : { processEnv: workload.processEnv }),
@@ -190,7 +240,7 @@ export async function startMeerkatSplit(workload: Workload): Promise<RunningSyst
     await createMonitors({ apiUrl: deployment.byName('hub').url, key, ids, ...workload });
     const schedules = schedulesOf(ORGANIZATION, ids, workload.everySeconds * 1000);
     return {
-      label: `Meerkat split (hub, ${workload.schedulerInWorker === true ? '' : 'scheduler, '}${workload.workers} worker${workload.workers === 1 ? '' : 's'}${workload.schedulerInWorker === true ? ' with the scheduler' : ''}, PostgreSQL${workload.production ? ' fsync on' : ''}, Redis)`,
+      label: splitLabel(workload),
       components: {
         ...Object.fromEntries(processes.map((p) => [p.name, [p.process.child.pid ?? 0]])),
         PostgreSQL: [pids.postgres],

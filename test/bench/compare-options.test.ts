@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCompareOptions } from '../../bench/compare/compare-options.js';
+import { kindsOf } from '../../bench/compare/meerkat-split.js';
 import { loadSettings } from '../../hub/src/config/settings.js';
 
 describe('the command line of bench:compare', () => {
@@ -23,6 +24,7 @@ describe('the command line of bench:compare', () => {
       window: 30,
       workers: 1,
       'scheduler-in-worker': false,
+      'worker-in-hub': false,
       'node-options': '',
       env: { hub: {}, scheduler: {}, worker: {} },
       systems: ['split', 'blackbox'],
@@ -35,6 +37,24 @@ describe('the command line of bench:compare', () => {
     const options = parseCompareOptions(['--scheduler-in-worker', '--malloc-trim-threshold', '131072']);
     expect(options['scheduler-in-worker']).toBe(true);
     expect(options['malloc-trim-threshold']).toBe(131072);
+  });
+
+  it('reads the hub as the first worker, with the scheduler when asked', () => {
+    const options = parseCompareOptions(['--worker-in-hub', '--scheduler-in-worker']);
+    expect(options['worker-in-hub']).toBe(true);
+    const argsOf = (layout: Parameters<typeof kindsOf>[0]) => kindsOf(layout).map((k) => [k.name, ...k.args]);
+    expect(argsOf({ workers: 1, schedulerInWorker: true, workerInHub: true })).toEqual([
+      ['hub', 'hub', '--locations', 'default', '--with-scheduler'],
+    ]);
+    expect(argsOf({ workers: 2, schedulerInWorker: false, workerInHub: true })).toEqual([
+      ['hub', 'hub', '--locations', 'default'],
+      ['scheduler', 'scheduler'],
+      ['worker-2', 'worker', '--locations', 'default'],
+    ]);
+    expect(argsOf({ workers: 1, schedulerInWorker: true, workerInHub: false })).toEqual([
+      ['hub', 'hub'],
+      ['worker', 'worker', '--locations', 'default', '--with-scheduler'],
+    ]);
   });
 
   it('starts as many workers in split as asked, one by default, and refuses none', () => {
