@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../hub/src/db/database.js';
+import { poolSizeFor } from '../../hub/src/server/components.js';
 import { createTestDatabase, type TestDatabase } from '../harness/database.js';
 import { eventually } from '../harness/eventually.js';
 
@@ -54,5 +55,16 @@ describe('the pool of a process', () => {
     } finally {
       await db.destroy();
     }
+  });
+});
+
+// The default size by roles (docs/adr/0081, docs/adr/0086-worker-in-the-hub.md).
+describe('poolSizeFor', () => {
+  it('gives the API alone ten, the API beside other roles five, and roles without the API three', () => {
+    expect(poolSizeFor(['api'])).toBe(10);
+    expect(poolSizeFor(['api', 'notifying', 'checking', 'scheduling'])).toBe(5);
+    expect(poolSizeFor(['api', 'scheduling'])).toBe(5);
+    expect(poolSizeFor(['notifying', 'checking', 'scheduling'])).toBe(3);
+    expect(poolSizeFor(['scheduling'])).toBe(3);
   });
 });

@@ -146,8 +146,8 @@ const settingsSchema = z
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2_500),
     MAINTENANCE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
     // Connections of the process's pool, each a PostgreSQL backend (docs/adr/0081-fewer-postgres-backends.md):
-    // unset, 10 for a process that serves the API and 3 for one that does not (worker, scheduler, a worker with
-    // the scheduler), whose roles share the pool. The scheduler's lease keeps a connection of its own and the
+    // unset, 10 for a process that serves the API alone, 5 for the API beside other roles (docs/adr/0086) and 3
+    // for one without the API (worker, scheduler, a worker with the scheduler), whose roles share the pool. The scheduler's lease keeps a connection of its own and the
     // scheduler's maintenance one more, at most.
     DATABASE_POOL_SIZE: optionalString.pipe(
       z.coerce.number<string | undefined>().int().min(1).max(1000).optional(),

@@ -85,7 +85,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     return part;
   };
   // Every role of the process shares one pool, sized for what runs at once (docs/adr/0081).
-  const open = { poolSize: poolSizeFor(has('api')), ...options.open };
+  const open = { poolSize: poolSizeFor(roles), ...options.open };
   const components = started(await openComponents(settings, log, open));
   const metrics = started(await startProcessMetrics(options.process, settings, log));
   registerDependencyMetrics(metrics.registry, components.readiness);
