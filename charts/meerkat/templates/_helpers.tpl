@@ -101,3 +101,31 @@ connection made on a tenant's behalf reaches Meerkat itself. Comma-joined.
 {{- range uniq $ports }}{{ $entries = append $entries (printf "localhost:%v" .) }}{{ end -}}
 {{- join "," $entries -}}
 {{- end -}}
+
+{{/*
+The first location whose executor is `worker`, or nothing: the one whose checks worker.inHub puts in the hub's Pods
+and whose process keeps the schedules with scheduler.inWorker.
+*/}}
+{{- define "meerkat.firstWorkerLocation" -}}
+{{- $first := "" -}}
+{{- range .Values.locations -}}
+{{- if and (eq $first "") (eq (.executor | default "worker") "worker") }}{{ $first = .name }}{{ end -}}
+{{- end -}}
+{{- $first -}}
+{{- end -}}
+
+{{/*
+The hub's container args: `hub`, and with worker.inHub `--locations <the first worker location>` (with
+scheduler.inWorker `--with-scheduler` too): one process for the API, that location's checks and the schedules
+(docs/adr/0086-worker-in-the-hub.md).
+*/}}
+{{- define "meerkat.hubArgs" -}}
+{{- $args := list "hub" -}}
+{{- if .Values.worker.inHub -}}
+{{- $first := include "meerkat.firstWorkerLocation" . -}}
+{{- if eq $first "" }}{{ fail "worker.inHub needs a location whose executor is worker" }}{{ end -}}
+{{- $args = concat $args (list "--locations" $first) -}}
+{{- if .Values.scheduler.inWorker }}{{ $args = append $args "--with-scheduler" }}{{ end -}}
+{{- end -}}
+{{- toJson $args -}}
+{{- end -}}
