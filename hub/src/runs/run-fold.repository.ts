@@ -80,8 +80,8 @@ export async function foldCompactedRuns(
       cross join oldest o
       where r.created_at >= o.hour and r.created_at < o.hour + interval '1 hour' and ${candidate(r)}
     ), cleared as (
-      delete from run_fold_hours q using picked p, oldest o
-      where q.hour = o.hour
+      delete from run_fold_hours q using picked p
+      where q.hour = (select hour from oldest)
         and (q.organization_id, q.monitor_id, q.location) = (p.organization_id, p.monitor_id, p.location)
       returning 1
     ), kept as (
