@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
@@ -8,7 +7,7 @@ import { insertFinishedScheduledRuns } from '../../hub/src/runs/run.repository.j
 import { compactRunDetails } from '../../hub/src/scheduling/run-details-compaction.js';
 import { foldPassingRuns } from '../../hub/src/scheduling/run-fold.js';
 import { databaseEngines } from '../harness/engines.js';
-import { HOUR, insertRuns, MINUTE, NOW, START } from './fold-fixtures.js';
+import { HOUR, insertRuns, MINUTE, NOW, scheduledRunOf, START } from './fold-fixtures.js';
 import { freshDatabaseWithMonitor, insertMonitorRow } from './run-rows.js';
 
 // The fold finds its candidates through `run_fold_hours`, one row per monitor, location and hour with compacted
@@ -73,13 +72,7 @@ describe.each(databaseEngines)('the hours left to fold on $name', (engine) => {
     const db = database();
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR;
     const run = (minute: number) => ({
-      organization_id: 'acme',
-      id: `run_${randomUUID()}`,
-      monitor_id: 'mon-1',
-      execution_group_id: `grp_${randomUUID()}`,
-      location: 'default',
-      environment: 'production',
-      schedule_slot: String(hourStart + minute * MINUTE),
+      ...scheduledRunOf(hourStart + minute * MINUTE),
       started_at: new Date(hourStart + minute * MINUTE),
       completed_at: new Date(hourStart + minute * MINUTE + 5),
       duration_ms: 5,
