@@ -33,13 +33,12 @@ describe.each(databaseEngines)('migration 0019 (narrower run indexes) on $name',
     try {
       await runPartitions.ensure(db, nextHour);
       await insertMonitorRow(db);
-      // At the latest migration: 0019's indexes, 0021's candidates of the fold (docs/adr/0061) and 0023's.
+      // At the latest migration: 0019's indexes and 0023's (0025 dropped 0021's candidates of the fold, ADR 0083).
       expect(await runIndexes(db)).toEqual([
         'runs_by_created',
         'runs_by_status',
         'runs_details_uncompacted',
         'runs_details_unfoldable',
-        'runs_fold_candidates',
         'runs_pk',
         'runs_schedule_slot_key',
         'runs_unfinished',

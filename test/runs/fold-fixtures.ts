@@ -15,6 +15,17 @@ export const PASSES_AROUND_FAILURES = [
   ...Array.from({ length: 6 }, () => 'pass' as const),
 ];
 
+/** The ids and place of a scheduled run of mon-1 for the slot due at `slotMs`, as a worker hands it over. */
+export const scheduledRunOf = (slotMs: number) => ({
+  organization_id: 'acme',
+  id: `run_${randomUUID()}`,
+  monitor_id: 'mon-1',
+  execution_group_id: `grp_${randomUUID()}`,
+  location: 'default',
+  environment: 'production',
+  schedule_slot: String(slotMs),
+});
+
 const detailedSteps = [
   {
     nodeId: 'get',

@@ -17,6 +17,7 @@ import {
   MINUTE,
   NOW,
   PASSES_AROUND_FAILURES,
+  scheduledRunOf,
   START,
 } from '../runs/fold-fixtures.js';
 import { monitorAgainst, type Target } from '../runs/run-fixtures.js';
@@ -75,15 +76,7 @@ describe.each(databaseEngines)('folding old passing runs on $name', (engine) => 
     expect(await rowIds(db)).not.toContain(ids[1]);
     expect(await accountedSlots(db, [slot, { ...slot, slotMs: START - MINUTE }])).toEqual([true, false]);
     expect(await recordGaps(db, [{ ...slot, reason: 'lost' }])).toBe(0);
-    const late = {
-      organization_id: 'acme',
-      id: `run_${randomUUID()}`,
-      monitor_id: 'mon-1',
-      execution_group_id: `grp_${randomUUID()}`,
-      location: 'default',
-      environment: 'production',
-      schedule_slot: String(folded),
-    };
+    const late = scheduledRunOf(folded);
     expect(
       await insertFinishedScheduledRuns(db, [
         {

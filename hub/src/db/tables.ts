@@ -121,6 +121,17 @@ export interface RunFoldTable {
   steps: Json<unknown[][]>;
 }
 
+/**
+ * A monitor, location and hour with compacted runs the fold has not folded yet (docs/adr/0083): written by the first
+ * compacted run of the hour, deleted by the fold of that hour.
+ */
+export interface RunFoldHourTable {
+  hour: Date;
+  organization_id: string;
+  monitor_id: string;
+  location: string;
+}
+
 export interface NotificationRuleTable {
   organization_id: string;
   id: string;
@@ -430,6 +441,7 @@ export interface Database {
   monitors: MonitorTable;
   runs: RunTable;
   run_folds: RunFoldTable;
+  run_fold_hours: RunFoldHourTable;
   notification_rules: NotificationRuleTable;
   notification_events: NotificationEventTable;
   integrations: IntegrationTable;

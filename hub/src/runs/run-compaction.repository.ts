@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { amongLatest, compactedSteps, foldableIds, outcomeChanged } from './run-keep.repository.js';
+import {
+  amongLatest,
+  compactedSteps,
+  foldableIds,
+  outcomeChanged,
+  recordFoldHours,
+} from './run-keep.repository.js';
 
 /** Where a compaction sweep has got to: the last run it looked at, in (created_at, id) order. */
 export interface CompactionCursor {
@@ -65,9 +71,12 @@ export async function compactPassingRuns(db: Db, options: CompactionOptions): Pr
   const changes = rows.filter((r) => r.outcome_change);
   if (compact.length > 0)
     await sql`
-      update runs set details_compacted = true,
-        steps = ${compactedSteps(sql`runs.steps`)}
-      where ${keyIn(compact)}`.execute(db);
+      with compacted as (
+        update runs set details_compacted = true,
+          steps = ${compactedSteps(sql`runs.steps`)}
+        where ${keyIn(compact)}
+        returning organization_id, monitor_id, location, created_at, id, execution_group_id, details_compacted)
+      ${recordFoldHours(sql`compacted`)}`.execute(db);
   if (changes.length > 0)
     await sql`update runs set details_compacted = false where ${keyIn(changes)}`.execute(db);
   return {

@@ -33,18 +33,20 @@ export interface WholeRunFolding {
 /**
  * Folds the compacted runs of up to `monitors` monitors and locations in the oldest hour that has some, created
  * before `before` (an hour's start: whole hours are folded), in one statement: they are deleted from `runs` and
- * their compact columns inserted as one row per monitor, location, environment and hour. The monitors are the
- * first with a candidate in that hour, so one fold holds all of a monitor's hour, not a batch's slice of it. A
- * failure leaves every run where it was. Runs whose ids are not `run_`/`grp_` and a UUID are never folded.
+ * their compact columns inserted as one row per monitor, location, environment and hour. The hours and monitors
+ * with compacted runs are the rows of `run_fold_hours` (docs/adr/0083), deleted as their hour is folded, so one
+ * fold holds all of a monitor's hour, not a batch's slice of it. A failure leaves every run where it was. Runs
+ * whose ids are not `run_`/`grp_` and a UUID are never folded.
  * With `wholeRuns` passing scheduled runs the compaction left whole are folded too, when it would have compacted
  * them (neither a change of outcome nor among the latest), their steps compacted as they are folded; the changes
  * of outcome it meets are marked kept (`details_compacted` false), as the compaction marks them.
- * Resolves with the runs folded, the fold rows written (none: nothing left to fold) and the runs marked kept.
+ * Resolves with the runs folded, the fold rows written (none: nothing left to fold), the runs marked kept and the
+ * rows of `run_fold_hours` deleted (an hour whose runs went otherwise, e.g. with their monitor, has one left).
  */
 export async function foldCompactedRuns(
   db: Executor,
   options: { before: Date; monitors: number; wholeRuns?: WholeRunFolding | undefined },
-): Promise<{ runs: number; folds: number; kept: number }> {
+): Promise<{ runs: number; folds: number; kept: number; cleared: number }> {
   const { before, monitors, wholeRuns } = options;
   const whole = (run: RawBuilder<unknown>) =>
     wholeRuns === undefined
@@ -54,25 +56,34 @@ export async function foldCompactedRuns(
   const candidate = (run: RawBuilder<unknown>) =>
     sql<boolean>`${run}.created_at < ${before} and ${foldableIds(run)} and (${run}.details_compacted or ${whole(run)})`;
   const r = sql`r`;
-  const { rows } = await sql<{ runs: string; folds: string; kept: string }>`
+  const { rows } = await sql<{ runs: string; folds: string; kept: string; cleared: string }>`
     with oldest as (
-      select date_bin('1 hour', min(c.created_at), timestamptz 'epoch') as hour from (
-        (select c.created_at from runs c where c.details_compacted and ${candidate(sql`c`)}
-          order by c.created_at limit 1)
+      select date_bin('1 hour', min(c.at), timestamptz 'epoch') as hour from (
+        (select q.hour as at from run_fold_hours q where q.hour < ${before} order by q.hour limit 1)
         union all
         (select c.created_at from runs c where ${whole(sql`c`)} and ${candidate(sql`c`)}
           order by c.created_at limit 1)) c
     ), picked as (
-      select distinct c.organization_id, c.monitor_id, c.location from oldest cross join lateral (
-        select c.organization_id, c.monitor_id, c.location from runs c
-        where ${candidate(sql`c`)} and c.created_at >= oldest.hour and c.created_at < oldest.hour + interval '1 hour'
-        order by c.created_at limit ${monitors}) c
+      select distinct p.organization_id, p.monitor_id, p.location from (
+        (select q.organization_id, q.monitor_id, q.location from oldest join run_fold_hours q on q.hour = oldest.hour
+          order by q.organization_id, q.monitor_id, q.location limit ${monitors})
+        union all
+        (select c.organization_id, c.monitor_id, c.location from oldest cross join lateral (
+          select c.organization_id, c.monitor_id, c.location from runs c
+          where ${whole(sql`c`)} and ${candidate(sql`c`)}
+            and c.created_at >= oldest.hour and c.created_at < oldest.hour + interval '1 hour'
+          order by c.created_at limit ${monitors}) c)) p
     ), picked_runs as (
       select r.organization_id, r.id, r.created_at, r.details_compacted is null and ${outcomeChanged(r)} as change
       from runs r join picked p
         on (r.organization_id, r.monitor_id, r.location) = (p.organization_id, p.monitor_id, p.location)
       cross join oldest o
       where r.created_at >= o.hour and r.created_at < o.hour + interval '1 hour' and ${candidate(r)}
+    ), cleared as (
+      delete from run_fold_hours q using picked p
+      where q.hour = (select hour from oldest)
+        and (q.organization_id, q.monitor_id, q.location) = (p.organization_id, p.monitor_id, p.location)
+      returning 1
     ), kept as (
       update runs r set details_compacted = false from picked_runs k
       where k.change and (r.organization_id, r.id, r.created_at) = (k.organization_id, k.id, k.created_at)
@@ -96,10 +107,24 @@ export async function foldCompactedRuns(
       from moved group by organization_id, monitor_id, location, environment, hour
       returning cardinality(run_ids) as runs
     )
-    select coalesce(sum(runs), 0) as runs, count(*) as folds, (select count(*) from kept) as kept
+    select coalesce(sum(runs), 0) as runs, count(*) as folds, (select count(*) from kept) as kept,
+      (select count(*) from cleared) as cleared
     from folded`.execute(db);
   const row = rows[0];
-  return { runs: Number(row?.runs ?? 0), folds: Number(row?.folds ?? 0), kept: Number(row?.kept ?? 0) };
+  return {
+    runs: Number(row?.runs ?? 0),
+    folds: Number(row?.folds ?? 0),
+    kept: Number(row?.kept ?? 0),
+    cleared: Number(row?.cleared ?? 0),
+  };
+}
+
+/**
+ * Deletes the rows of `run_fold_hours` of hours before `before` (the runs' retention, ADR 0083): with the fold off
+ * nothing else deletes them, and a monitor's hour past the retention has no runs left to fold.
+ */
+export async function forgetFoldHoursBefore(db: Executor, before: Date): Promise<void> {
+  await sql`delete from run_fold_hours where hour < ${before}`.execute(db);
 }
 
 /** A folded run as the row it was once compacted (ADR 0050): passing, scheduled, its times and compacted steps. */

@@ -14,6 +14,17 @@ export const foldableIds = (run: RawBuilder<unknown>) =>
   sql<boolean>`(${run}.id ~ ${sql.lit(`^run_${UUID}$`)} and ${run}.execution_group_id ~ ${sql.lit(`^grp_${UUID}$`)})`;
 
 /**
+ * Records the hours of the compacted runs in `runs` (a data-modifying CTE's rows, or a table) the fold has to visit,
+ * one row per monitor, location and hour (docs/adr/0083): the first compacted run of an hour inserts it, the later
+ * ones find it there and write nothing. Runs a fold cannot hold are not recorded.
+ */
+export const recordFoldHours = (runs: RawBuilder<unknown>) => sql`
+  insert into run_fold_hours (hour, organization_id, monitor_id, location)
+  select distinct date_bin('1 hour', h.created_at, timestamptz 'epoch'), h.organization_id, h.monitor_id, h.location
+  from ${runs} h where h.details_compacted and ${foldableIds(sql`h`)}
+  on conflict do nothing`;
+
+/**
  * Whether the run before it in its monitor and location (a row, or a fold: folded runs passed) did not pass: a
  * change of outcome, or the monitor's first run in that location.
  */

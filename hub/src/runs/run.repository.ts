@@ -5,7 +5,7 @@ import type { Executor } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
 import type { RunTable } from '../db/tables.js';
 import { findFoldedRun, foldHoldsSlot } from './run-fold.repository.js';
-import { compactedSteps, outcomeChanged } from './run-keep.repository.js';
+import { compactedSteps, outcomeChanged, recordFoldHours } from './run-keep.repository.js';
 
 export type RunRow = Selectable<RunTable>;
 
@@ -165,7 +165,8 @@ function finishedRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: b
 
 /**
  * As `finishedRunsInsert`, but a passing run whose previous run (a row or a fold) passed is inserted compacted
- * (`details_compacted` true): no candidate entry, no later rewrite. Each row comes back with `whole_steps`.
+ * (`details_compacted` true): no candidate entry, no later rewrite; its hour is recorded for the fold (ADR 0083)
+ * when it is the first of its monitor and location there. Each row comes back with `whole_steps`.
  */
 function compactingRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
   return sql<RunRow & { whole_steps: RunRow['steps'] }>`
@@ -181,7 +182,8 @@ function compactingRunsInsert(rows: readonly FinishedScheduledRun[], onConflict:
       from input
       order by n
       ${onSlotConflict(onConflict)}
-      returning *)
+      returning *),
+    fold_hours as (${recordFoldHours(sql`inserted`)})
     select inserted.*, input.sp::jsonb as whole_steps
     from inserted join input on input.i = inserted.id
     order by input.n`;

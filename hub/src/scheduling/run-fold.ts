@@ -46,7 +46,7 @@ export async function foldPassingRuns(
   for (let batches = 0; batches < maxBatches; batches++) {
     const batch = await foldCompactedRuns(db, { before, monitors: FOLD_MONITORS, wholeRuns });
     folded += batch.runs;
-    if (batch.folds === 0 && batch.kept === 0) return { folded, done: true };
+    if (batch.folds === 0 && batch.kept === 0 && batch.cleared === 0) return { folded, done: true };
     await new Promise((resolve) => setImmediate(resolve));
   }
   return { folded, done: false };

@@ -6,6 +6,7 @@ import { readHoursSummedUntil } from '../metrics/rollup-fold.repository.js';
 import { minuteRollupPartitions } from '../metrics/rollup.repository.js';
 import type { Clock } from '../system/clock.js';
 import { startPeriodic, type Periodic } from '../system/periodic.js';
+import { forgetFoldHoursBefore } from '../runs/run-fold.repository.js';
 import { runFoldPartitions, runPartitions } from '../runs/run-partitions.js';
 
 const RETENTION_BATCH = 1000;
@@ -42,12 +43,13 @@ async function deleteExpired(
 
 /**
  * Deletes runs past their retention (docs/adr/0021) and the folds of old passing runs with them (docs/adr/0061),
- * and forgets them as monitors' latest runs.
+ * and forgets them as monitors' latest runs and as hours left to fold (docs/adr/0083).
  */
 export async function deleteExpiredRuns(options: Retention): Promise<number> {
   const { before, deleted } = await deleteExpired(runPartitions, options);
   const folds = await deleteExpired(runFoldPartitions, options);
   await forgetLatestRunsBefore(options.db, before);
+  await forgetFoldHoursBefore(options.db, before);
   return deleted + folds.deleted;
 }
 

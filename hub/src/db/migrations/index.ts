@@ -23,6 +23,7 @@ import * as runFolds from './0021-run-folds.js';
 import * as hourRollupsFromMinutes from './0022-hour-rollups-from-minutes.js';
 import * as narrowerCompactionCandidates from './0023-narrower-compaction-candidates.js';
 import * as latestRunsPerEnvironment from './0024-latest-runs-per-environment.js';
+import * as foldHours from './0025-fold-hours.js';
 
 /**
  * Every migration, in order. Listed in code rather than read from a folder so the same list runs from the
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '0022-hour-rollups-from-minutes': hourRollupsFromMinutes,
   '0023-narrower-compaction-candidates': narrowerCompactionCandidates,
   '0024-latest-runs-per-environment': latestRunsPerEnvironment,
+  '0025-fold-hours': foldHours,
 };
