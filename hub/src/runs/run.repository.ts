@@ -111,7 +111,9 @@ export async function insertFinishedScheduledRuns(
     return db.transaction().execute((tx) => insertFinishedScheduledRuns(tx, rows, detailsAtInsert));
   const insert = async (onConflict: boolean) => {
     const query =
-      detailsAtInsert === 'whole' ? finishedRunsInsert(rows, onConflict) : compactingRunsInsert(rows, onConflict);
+      detailsAtInsert === 'whole'
+        ? finishedRunsInsert(rows, onConflict)
+        : compactingRunsInsert(rows, onConflict);
     const { rows: inserted } = await query.execute(db);
     return insertedRows(rows, inserted);
   };
