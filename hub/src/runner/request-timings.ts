@@ -38,13 +38,7 @@ export class RequestProbe {
 
   /** Calls `start`, which makes one undici request synchronously (`request()`): that request reports to this probe. */
   start<T>(start: () => T): T {
-    const outer = startingProbe;
-    startingProbe = this;
-    try {
-      return start();
-    } finally {
-      startingProbe = outer;
-    }
+    return startReportingTo(this, start);
   }
 
   onSocket(socket: Socket): void {
@@ -73,6 +67,16 @@ export class RequestProbe {
         total.tlsMs = addMs(total.tlsMs, secureAt - connectedAt);
     }
     return total;
+  }
+}
+
+function startReportingTo<T>(probe: RequestProbe, start: () => T): T {
+  const outer = startingProbe;
+  startingProbe = probe;
+  try {
+    return start();
+  } finally {
+    startingProbe = outer;
   }
 }
 
