@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { storableJsonColumn } from '../db/json-column.js';
+import { jsonColumnValue, storableJsonColumn } from '../db/json-column.js';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
@@ -196,8 +196,8 @@ function insertedRows(rows: readonly FinishedScheduledRun[], inserted: readonly 
       completed_at: row.completed_at,
       duration_ms: row.duration_ms,
       success: row.success,
-      errors: JSON.parse(row.errors) as RunRow['errors'],
-      steps: row.steps === null ? null : (JSON.parse(row.steps) as RunRow['steps']),
+      errors: jsonColumnValue<RunRow['errors']>(row.errors),
+      steps: row.steps === null ? null : jsonColumnValue<NonNullable<RunRow['steps']>>(row.steps),
       browser: null,
       created_at: slotDueAt(row.schedule_slot),
       details_compacted: compacted,
