@@ -18,6 +18,16 @@ export function storableJsonColumn<T>(value: T): JsonText<T> {
   return brand<T>(storableJsonText(JSON.stringify(value)));
 }
 
+/**
+ * What a `jsonb` column holds once `text` was written to it, typed as its table reads it (db/tables.ts): the row
+ * a query reads back is JSON.parse of the column's text, typed by the table, and so is one made without reading it.
+ */
+export function jsonColumnValue<Read>(text: JsonText<unknown>): Read;
+export function jsonColumnValue(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return value;
+}
+
 function brand<T>(text: string): JsonText<T>;
 function brand(text: string): string {
   return text;

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
@@ -10,8 +9,12 @@ import { deniedError, type EgressPolicy, type EgressTarget } from './egress-poli
 // refused outright rather than filtered: such an answer is a mistake or a rebinding attempt, and a filtered one
 // would make the run depend on which records the resolver happened to return.
 
-/** The port of the connection being opened: net calls a `lookup` hook without it. */
-const connectingPort = new AsyncLocalStorage<number>();
+/**
+ * The port of the connection being opened: net calls a `lookup` hook without it, synchronously inside
+ * `net.connect` and `tls.connect`, so it is set around that call (`guardConnect`). Not an AsyncLocalStorage: one
+ * would turn on Node's promise hooks for every promise of the process (docs/adr/0084).
+ */
+let connectingPort: number | undefined;
 
 type LookupAllCallback = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
 
@@ -23,7 +26,7 @@ type Resolve = (host: string, options: LookupAllOptions, callback: LookupAllCall
  */
 export function egressLookup(policy: EgressPolicy, resolve: Resolve = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    const port = connectingPort.getStore();
+    const port = connectingPort;
     const reply = callback as unknown as (error: Error | null, ...result: unknown[]) => void;
     if (port === undefined) {
       process.nextTick(() => reply(new Error(`egress lookup of ${hostname} outside a guarded connection`)));
@@ -59,7 +62,13 @@ export function guardConnect<T>(
 ): { denied: Error } | { result: T } {
   const verdict = policy.evaluate(preConnectTarget(hostname, port));
   if (!verdict.allowed) return { denied: deniedError(verdict) };
-  return { result: connectingPort.run(port, connect) };
+  const outer = connectingPort;
+  connectingPort = port;
+  try {
+    return { result: connect() };
+  } finally {
+    connectingPort = outer;
+  }
 }
 
 /**

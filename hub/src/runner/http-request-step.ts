@@ -41,15 +41,14 @@ async function sendWithinTimeout(
   context.runSignal.addEventListener('abort', onRunAbort, { once: true });
   try {
     context.runSignal.throwIfAborted();
-    const response = await probe.observe(() =>
-      sendFollowingRedirects(target, node.method, {
-        dispatcher: node.verify_tls === false ? context.unverifiedDispatcher() : context.dispatcher,
-        signal: controller.signal,
-        follow: node.follow_redirects === true,
-        safeHeaders: new Set((node.redirect_safe_headers ?? []).map((name) => name.toLowerCase())),
-        onRedirect,
-      }),
-    );
+    const response = await sendFollowingRedirects(target, node.method, {
+      dispatcher: node.verify_tls === false ? context.unverifiedDispatcher() : context.dispatcher,
+      signal: controller.signal,
+      follow: node.follow_redirects === true,
+      safeHeaders: new Set((node.redirect_safe_headers ?? []).map((name) => name.toLowerCase())),
+      onRedirect,
+      startRequest: (start) => probe.start(start),
+    });
     probe.headersAt = performance.now();
     onHeaders(response);
     return { response, body: await receiveBody(response, node.response_format, context.maxBodyBytes) };

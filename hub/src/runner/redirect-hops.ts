@@ -35,6 +35,8 @@ export interface RedirectOptions {
   safeHeaders: ReadonlySet<string>;
   /** Told each redirect as it is followed. */
   onRedirect(hop: RedirectHop): void;
+  /** Makes each hop's request, `start` calling undici's `request()` (request-timings.ts: the step's probe). */
+  startRequest<T>(start: () => T): T;
 }
 
 interface Outgoing {
@@ -107,13 +109,15 @@ function resolveLocation(location: string, from: string, status: number): URL {
 
 async function send(hop: Outgoing, redirects: number, options: RedirectOptions) {
   try {
-    return await request(hop.url, {
-      dispatcher: options.dispatcher,
-      method: hop.method,
-      headers: hop.headers,
-      body: hop.body ?? null,
-      signal: options.signal,
-    });
+    return await options.startRequest(() =>
+      request(hop.url, {
+        dispatcher: options.dispatcher,
+        method: hop.method,
+        headers: hop.headers,
+        body: hop.body ?? null,
+        signal: options.signal,
+      }),
+    );
   } catch (error) {
     // The run's end and the request's timeout speak for themselves.
     if (redirects === 0 || options.signal.aborted) throw error;

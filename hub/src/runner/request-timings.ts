@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Socket } from 'node:net';
 import { buildConnector } from 'undici';
@@ -7,9 +6,11 @@ import { readTlsFacts, type TlsFacts } from './tls-facts.js';
 
 // How timings are taken. A connection's phases are measured by the runner's connector from socket events
 // (lookup, connect, secureConnect). Which connection served which request is learned from undici's diagnostics
-// channels: `undici:request:create` is published synchronously inside `request()`, so the AsyncLocalStorage
-// store there is the probe of the step that made the call; `undici:client:sendHeaders` then names the socket.
-// A connection's phases are reported by the first request it serves; a reused pooled connection has none.
+// channels: `undici:request:create` is published synchronously inside `request()`, so the probe the step set
+// around that call (`RequestProbe.start`) is the one its request reports to; `undici:client:sendHeaders` then
+// names the socket. A connection's phases are reported by the first request it serves; a reused pooled connection
+// has none. No AsyncLocalStorage: one would turn on Node's promise hooks for every promise of the worker
+// (docs/adr/0084).
 
 interface ConnectionTimings {
   startedAt: number;
@@ -23,7 +24,8 @@ interface ConnectionTimings {
 
 const connectionTimings = new WeakMap<Socket, ConnectionTimings>();
 const probeOfRequest = new WeakMap<object, RequestProbe>();
-const currentProbe = new AsyncLocalStorage<RequestProbe>();
+/** The probe of the `request()` call being made, for `undici:request:create`; unset outside `RequestProbe.start`. */
+let startingProbe: RequestProbe | undefined;
 
 /** What one HTTP step learned about its request while it ran. */
 export class RequestProbe {
@@ -34,9 +36,9 @@ export class RequestProbe {
   /** The TLS facts of the connection the last request (after redirects, the final one) went over. */
   tls: TlsFacts | undefined;
 
-  /** Runs `send` so that the undici requests it makes report to this probe. */
-  observe<T>(send: () => Promise<T>): Promise<T> {
-    return currentProbe.run(this, send);
+  /** Calls `start`, which makes one undici request synchronously (`request()`): that request reports to this probe. */
+  start<T>(start: () => T): T {
+    return startReportingTo(this, start);
   }
 
   onSocket(socket: Socket): void {
@@ -68,6 +70,16 @@ export class RequestProbe {
   }
 }
 
+function startReportingTo<T>(probe: RequestProbe, start: () => T): T {
+  const outer = startingProbe;
+  startingProbe = probe;
+  try {
+    return start();
+  } finally {
+    startingProbe = outer;
+  }
+}
+
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const addMs = (sum: number | undefined, ms: number) => roundMs((sum ?? 0) + ms);
 
@@ -80,7 +92,7 @@ const hasRequest = (message: unknown): message is { request: object } =>
   message.request !== null;
 
 function onRequestCreated(message: unknown): void {
-  const probe = currentProbe.getStore();
+  const probe = startingProbe;
   if (probe !== undefined && hasRequest(message)) probeOfRequest.set(message.request, probe);
 }
 

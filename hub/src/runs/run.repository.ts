@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { storableJsonColumn } from '../db/json-column.js';
+import { jsonColumnValue, storableJsonColumn } from '../db/json-column.js';
 import { textArray, timestampArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import { hasSqlState, SqlState } from '../db/errors.js';
@@ -97,7 +97,9 @@ export type DetailsAtInsert = 'whole' | 'compact-unchanged';
  * Only when another delivery of a slot commits its run between the check and the insert does the unique key
  * refuse it: the same insert again, `on conflict do nothing`, from the savepoint. With `compact-unchanged` a
  * passing run whose previous run of its monitor and location passed is stored compacted, as the compaction would
- * leave it (docs/adr/0072); the rows returned still carry its whole steps, for the hooks (TLS expiry).
+ * leave it (docs/adr/0072); the rows returned still carry its whole steps, for the hooks (TLS expiry). The insert
+ * reads back only the ids it inserted (and which it compacted): each row returned is made from what was sent, as
+ * `returning *` would have read it, without PostgreSQL writing out and the worker parsing every column again.
  */
 export async function insertFinishedScheduledRuns(
   db: Executor,
@@ -108,9 +110,12 @@ export async function insertFinishedScheduledRuns(
   if (!db.isTransaction)
     return db.transaction().execute((tx) => insertFinishedScheduledRuns(tx, rows, detailsAtInsert));
   const insert = async (onConflict: boolean) => {
-    if (detailsAtInsert === 'whole') return (await finishedRunsInsert(rows, onConflict).execute(db)).rows;
-    const { rows: inserted } = await compactingRunsInsert(rows, onConflict).execute(db);
-    return inserted.map(({ whole_steps, ...row }) => ({ ...row, steps: whole_steps }));
+    const query =
+      detailsAtInsert === 'whole'
+        ? finishedRunsInsert(rows, onConflict)
+        : compactingRunsInsert(rows, onConflict);
+    const { rows: inserted } = await query.execute(db);
+    return insertedRows(rows, inserted);
   };
   await sql`savepoint finished_runs`.execute(db);
   try {
@@ -153,23 +158,61 @@ const onSlotConflict = (onConflict: boolean) =>
     : sql``;
 
 function finishedRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
-  return sql<RunRow>`
+  return sql<InsertedRun>`
     insert into runs (${FINISHED_RUN_COLUMNS}, created_at)
     select o, i, m, g, l, e, st, 'schedule', sl, sa, ca, d, su, er::jsonb, sp::jsonb, cr
     from ${finishedRunsSource(rows)}
     where ${SLOT_NOT_RECORDED}
     order by n
     ${onSlotConflict(onConflict)}
-    returning *`;
+    returning id, details_compacted`;
+}
+
+/** What the inserts read back of each run they inserted. */
+type InsertedRun = Pick<RunRow, 'id' | 'details_compacted'>;
+
+/**
+ * The rows of the runs inserted, in the order given, as `returning *` reads them: the columns as sent, `errors`
+ * and `steps` parsed from the text sent (what `jsonb` stores of it, storable already), `created_at` the slot's due
+ * time, and `details_compacted` as the insert set it; the whole steps even of a run stored compacted.
+ */
+function insertedRows(rows: readonly FinishedScheduledRun[], inserted: readonly InsertedRun[]): RunRow[] {
+  const compactedOf = new Map(inserted.map((run) => [run.id, run.details_compacted]));
+  const result: RunRow[] = [];
+  for (const row of rows) {
+    const compacted = compactedOf.get(row.id);
+    if (compacted === undefined) continue;
+    result.push({
+      organization_id: row.organization_id,
+      id: row.id,
+      monitor_id: row.monitor_id,
+      execution_group_id: row.execution_group_id,
+      location: row.location,
+      environment: row.environment,
+      status: row.status,
+      triggered_by: 'schedule',
+      schedule_slot: row.schedule_slot,
+      started_at: row.started_at,
+      completed_at: row.completed_at,
+      duration_ms: row.duration_ms,
+      success: row.success,
+      errors: jsonColumnValue<RunRow['errors']>(row.errors),
+      steps: row.steps === null ? null : jsonColumnValue<NonNullable<RunRow['steps']>>(row.steps),
+      browser: null,
+      created_at: slotDueAt(row.schedule_slot),
+      details_compacted: compacted,
+    });
+  }
+  return result;
 }
 
 /**
  * As `finishedRunsInsert`, but a passing run whose previous run (a row or a fold) passed is inserted compacted
  * (`details_compacted` true): no candidate entry, no later rewrite; its hour is recorded for the fold (ADR 0083)
- * when it is the first of its monitor and location there. Each row comes back with `whole_steps`.
+ * when it is the first of its monitor and location there.
  */
 function compactingRunsInsert(rows: readonly FinishedScheduledRun[], onConflict: boolean) {
-  return sql<RunRow & { whole_steps: RunRow['steps'] }>`
+  return sql<InsertedRun>`
     with input as (
       select u.*, coalesce(su, false) and not ${outcomeChanged(sql`run`)} as compact
       from ${finishedRunsSource(rows)}
@@ -182,11 +225,9 @@ function compactingRunsInsert(rows: readonly FinishedScheduledRun[], onConflict:
       from input
       order by n
       ${onSlotConflict(onConflict)}
-      returning *),
+      returning id, details_compacted, execution_group_id, organization_id, monitor_id, location, created_at),
     fold_hours as (${recordFoldHours(sql`inserted`)})
-    select inserted.*, input.sp::jsonb as whole_steps
-    from inserted join input on input.i = inserted.id
-    order by input.n`;
+    select id, details_compacted from inserted`;
 }
 
 /** A run by its id: its row, or what a fold keeps of it (docs/adr/0061-fold-old-passing-runs.md). */
