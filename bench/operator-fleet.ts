@@ -244,14 +244,12 @@ async function main(): Promise<void> {
     const names = Array.from({ length: options.monitors }, (_, i) => `fleet-${String(i).padStart(5, '0')}`);
     for (let from = 0; from < names.length; from += CREATE_CONCURRENCY)
       await Promise.all(
-        names
-          .slice(from, from + CREATE_CONCURRENCY)
-          .map((name) =>
-            api.createNamespacedCustomObject({
-              ...monitors,
-              body: monitorResource(name, target.url, NAMESPACE),
-            }),
-          ),
+        names.slice(from, from + CREATE_CONCURRENCY).map((name) =>
+          api.createNamespacedCustomObject({
+            ...monitors,
+            body: monitorResource(name, target.url, NAMESPACE),
+          }),
+        ),
       );
     const appliedSeconds = (Date.now() - started) / 1000;
     say(`created ${names.length} Monitors in ${appliedSeconds.toFixed(0)} s; waiting until all are Synced`);
