@@ -1,5 +1,5 @@
 // What bench:operator (operator-fleet.ts) and bench:monitor-sync (monitor-sync.ts) share: the Monitor custom
-// resource of a fleet, and a process's CPU and peak RSS from /proc.
+// resource of a fleet, a process's CPU and peak RSS from /proc, and how the bench ends.
 import { readFileSync } from 'node:fs';
 import { MONITOR_API_VERSION, MONITOR_KIND } from '../hub/src/contract/monitor-resource.js';
 
@@ -43,4 +43,16 @@ export function monitorResource(
       ],
     },
   };
+}
+
+/** Runs the bench's `main` and exits: 0 when it finished, 1 after saying why it failed. */
+export async function runToExit(main: () => Promise<void>, say: (line: string) => void): Promise<never> {
+  let exitCode = 0;
+  try {
+    await main();
+  } catch (error) {
+    exitCode = 1;
+    say(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.exit(exitCode);
 }

@@ -22,7 +22,7 @@ import { startMeerkatDev } from '../test/harness/processes.js';
 import { within } from './compare/bounded.js';
 import { machineLine } from './compare/machine.js';
 import { buildCompiledCli } from './compiled-cli.js';
-import { monitorResource } from './fleet-monitors.js';
+import { monitorResource, runToExit } from './fleet-monitors.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
 
 const NAMESPACE = 'bench-fleet';
@@ -171,12 +171,4 @@ async function untilProfile(folder: string): Promise<string> {
   }
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (error) {
-  exitCode = 1;
-  say(`failed: ${error instanceof Error ? error.message : String(error)}`);
-} finally {
-  process.exit(exitCode);
-}
+await runToExit(main, say);

@@ -37,7 +37,7 @@ import { startKubeCluster } from '../test/kube/start-cluster.js';
 import { startBenchTarget } from './compare/bench-target.js';
 import { within } from './compare/bounded.js';
 import { buildCompiledCli } from './compiled-cli.js';
-import { monitorResource, processUsage } from './fleet-monitors.js';
+import { monitorResource, processUsage, runToExit } from './fleet-monitors.js';
 
 const NAMESPACE = 'bench-fleet';
 const CREATE_CONCURRENCY = 25;
@@ -466,12 +466,4 @@ async function untilHubHolds(dev: { api: string; key: string }, id: string): Pro
   }
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (error) {
-  exitCode = 1;
-  say(`failed: ${error instanceof Error ? error.message : String(error)}`);
-} finally {
-  process.exit(exitCode);
-}
+await runToExit(main, say);
