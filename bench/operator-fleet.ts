@@ -24,7 +24,6 @@ import {
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { MONITOR_API_VERSION, MONITOR_KIND } from '../hub/src/contract/monitor-resource.js';
 import {
   MONITOR_GROUP,
   MONITOR_PLURAL,
@@ -38,6 +37,7 @@ import { startKubeCluster } from '../test/kube/start-cluster.js';
 import { startBenchTarget } from './compare/bench-target.js';
 import { within } from './compare/bounded.js';
 import { buildCompiledCli } from './compiled-cli.js';
+import { monitorResource, processUsage, runToExit } from './fleet-monitors.js';
 
 const NAMESPACE = 'bench-fleet';
 const CREATE_CONCURRENCY = 25;
@@ -124,15 +124,6 @@ function describeHeap(text: string): string {
     ` of ${mib(sumOf(text, 'nodejs_heap_size_total_bytes'))} MiB committed (by space, used/committed: ${bySpace}); ` +
     `external ${mib(sumOf(text, 'nodejs_external_memory_bytes'))} MiB`
   );
-}
-
-/** CPU seconds (user + system) and peak RSS of a process, from /proc. */
-function processUsage(pid: number): { cpuSeconds: number; peakRssMiB: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return { cpuSeconds: ticks / 100, peakRssMiB: Number(hwm) / 1024 };
 }
 
 /** Sums the samples of `metric` whose labels pass `keep`, from a Prometheus text exposition. */
@@ -253,11 +244,12 @@ async function main(): Promise<void> {
     const names = Array.from({ length: options.monitors }, (_, i) => `fleet-${String(i).padStart(5, '0')}`);
     for (let from = 0; from < names.length; from += CREATE_CONCURRENCY)
       await Promise.all(
-        names
-          .slice(from, from + CREATE_CONCURRENCY)
-          .map((name) =>
-            api.createNamespacedCustomObject({ ...monitors, body: monitorResource(name, target.url) }),
-          ),
+        names.slice(from, from + CREATE_CONCURRENCY).map((name) =>
+          api.createNamespacedCustomObject({
+            ...monitors,
+            body: monitorResource(name, target.url, NAMESPACE),
+          }),
+        ),
       );
     const appliedSeconds = (Date.now() - started) / 1000;
     say(`created ${names.length} Monitors in ${appliedSeconds.toFixed(0)} s; waiting until all are Synced`);
@@ -405,31 +397,6 @@ function describeMoves(
   return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
-function monitorResource(name: string, targetUrl: string) {
-  return {
-    apiVersion: MONITOR_API_VERSION,
-    kind: MONITOR_KIND,
-    metadata: { name, namespace: NAMESPACE },
-    // Every 5 minutes: the fleet's checks weigh little (N / 300 a second), and every Monitor's first run lands
-    // within 5 minutes of its sync, so the steady state comes soon. No project: the operator's default policy
-    // names it after the namespace.
-    spec: {
-      version: '1.0',
-      frequency: { every: 5, unit: 'MINUTE' },
-      nodes: [
-        {
-          id: 'get',
-          type: 'HTTP_REQUEST',
-          method: 'GET',
-          base: targetUrl,
-          path: `/${name}`,
-          response_format: 'JSON',
-        },
-      ],
-    },
-  };
-}
-
 /** Creates every CRD of crds/ (Monitors and MaintenanceWindows, both watched), as `kubectl apply -f crds/` does. */
 async function installCrds(kubeConfig: KubeConfig): Promise<void> {
   const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
@@ -499,12 +466,4 @@ async function untilHubHolds(dev: { api: string; key: string }, id: string): Pro
   }
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (error) {
-  exitCode = 1;
-  say(`failed: ${error instanceof Error ? error.message : String(error)}`);
-} finally {
-  process.exit(exitCode);
-}
+await runToExit(main, say);

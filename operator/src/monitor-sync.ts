@@ -58,8 +58,14 @@ export async function syncMonitor(
   }
 }
 
-/** The spec as the hub takes it, labelled as this operator's so the resync can collect it when it is gone (ADR 0065). */
-function definitionFor(resource: MonitorResource, deps: ReconcileDependencies): MonitorDefinition {
+/**
+ * The spec as the hub takes it, labelled as this operator's so the resync can collect it when it is gone (ADR 0065).
+ * bench:monitor-sync sends the hub these bodies too.
+ */
+export function definitionFor(
+  resource: MonitorResource,
+  deps: Pick<ReconcileDependencies, 'projects' | 'clusterName'>,
+): MonitorDefinition {
   const definition = monitorResourceToDefinition(resource);
   if (resource.spec?.project === undefined)
     definition.project = deps.projects.defaultProject(resource.metadata.namespace);

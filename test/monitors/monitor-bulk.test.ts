@@ -67,6 +67,44 @@ describe('POST /monitor/bulk', () => {
     expect(ids.map((row) => row.id)).toEqual(['mixed-ok']);
   });
 
+  it('answers an unchanged item from what is stored, writes a changed one, refuses a name another holds', async () => {
+    await bulk([
+      { id: 'same-1', definition: monitor('same-1') },
+      { id: 'same-2', definition: monitor('same-2') },
+    ]);
+    const before = await hub.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('id', 'like', 'same-%')
+      .orderBy('id')
+      .execute();
+    const answer = await bulk([
+      { id: 'same-1', definition: monitor('same-1') },
+      { id: 'same-2', definition: monitor('same-2', { frequency: { every: 2, unit: 'HOUR' } }) },
+      { id: 'same-3', definition: monitor('same-1') },
+    ]);
+    const { data } = (await answer.json()) as BulkAnswer;
+    expect(data.map((result) => [result.id, result.status, result.error?.code])).toEqual([
+      ['same-1', 200, undefined],
+      ['same-2', 200, undefined],
+      ['same-3', 409, 'conflict'],
+    ]);
+    expect(data[2]?.error?.error).toContain('same-1');
+    const after = await hub.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('id', 'like', 'same-%')
+      .orderBy('id')
+      .execute();
+    expect(after.map((row) => row.id)).toEqual(['same-1', 'same-2']);
+    expect(after[0]?.updated_at).toEqual(before[0]?.updated_at);
+    expect(after[1]?.updated_at.getTime()).toBeGreaterThanOrEqual(
+      before[1]?.updated_at.getTime() ?? Infinity,
+    );
+    expect(after[1]?.definition).toMatchObject({ frequency: { every: 2, unit: 'HOUR' } });
+    expect(data[0]?.data?.updatedAt).toBe(before[0]?.updated_at.toISOString());
+  });
+
   it('refuses a bad envelope whole with 400 naming the field, writing nothing', async () => {
     const cases: Array<[unknown, string]> = [
       [[], 'monitors'],

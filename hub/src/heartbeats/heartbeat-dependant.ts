@@ -12,7 +12,9 @@ export const heartbeatDependant: MonitorDependant = {
   async sync(tx, change) {
     const { organizationId, monitor } = change;
     if (change.kind === 'delete' || monitor.heartbeat === undefined) {
-      await deleteHeartbeat(tx, organizationId, monitor.id);
+      // A monitor created by this change has no ping state to drop (it goes with the monitor by the foreign key).
+      if (change.kind === 'delete' || change.previous !== undefined)
+        await deleteHeartbeat(tx, organizationId, monitor.id);
       return;
     }
     await upsertHeartbeat(tx, {

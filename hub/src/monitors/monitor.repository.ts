@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Monitor } from '../contract/monitor-definition.js';
+import { textArray } from '../db/array-params.js';
 import type { Executor } from '../db/database.js';
 import type { Database, MonitorTable } from '../db/tables.js';
 import { parseLabelSelector, type LabelRequirement } from './label-selector.js';
@@ -47,6 +48,63 @@ export async function lockMonitor(
   id: string,
 ): Promise<MonitorRow | undefined> {
   return monitorById(tx, organizationId, id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * The row of `id` and the row that holds `identity` if another does (at most two rows), both locked until the
+ * transaction ends: a write's two reads in one statement (docs/adr/0085-hub-cost-of-a-monitor-sync.md).
+ */
+export async function lockMonitorAndNamesake(
+  tx: Transaction<Database>,
+  organizationId: string,
+  id: string,
+  identity: MonitorIdentity,
+): Promise<MonitorRow[]> {
+  return tx
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', id),
+        eb.and([
+          eb('project', '=', identity.project),
+          eb('environment', '=', identity.environment),
+          eb('name', '=', identity.name),
+        ]),
+      ]),
+    )
+    .forUpdate()
+    .execute();
+}
+
+/** The rows of those of `ids` that exist, in one statement whatever their number (one array parameter). */
+export async function findMonitors(
+  db: Executor,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<MonitorRow[]> {
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where(sql<boolean>`id = any(${textArray(ids)})`)
+    .execute();
+}
+
+/** The rows of those of `keys` that exist, of any organizations, in one statement (two array parameters). */
+export async function findMonitorsByKeys(
+  db: Executor,
+  keys: ReadonlyArray<{ organizationId: string; id: string }>,
+): Promise<MonitorRow[]> {
+  if (keys.length === 0) return [];
+  const organizations = textArray(keys.map((key) => key.organizationId));
+  const ids = textArray(keys.map((key) => key.id));
+  return db
+    .selectFrom('monitors')
+    .selectAll()
+    .where(sql<boolean>`(organization_id, id) in (select * from unnest(${organizations}, ${ids}))`)
+    .execute();
 }
 
 /** How many monitors the organization owns; under quotas/quota.repository.ts `lockOrganizationQuotas` for a count that holds. */

@@ -13,7 +13,7 @@ import { monitorEgressIssues } from '../egress/monitor-egress.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import type { Clock } from '../system/clock.js';
 import type { MonitorDependant } from './monitor-dependants.js';
-import { NO_QUOTAS, type QuotaPolicy } from '../quotas/organization-quotas.js';
+import { NO_QUOTAS, type OrganizationQuotas, type QuotaPolicy } from '../quotas/organization-quotas.js';
 import { readOrganizationQuotas } from '../quotas/quota-source.js';
 import { lockOrganizationQuotas } from '../quotas/quota.repository.js';
 import { quotaUsageOf } from '../quotas/quota-usage.repository.js';
@@ -23,13 +23,16 @@ import {
   deleteMonitorRow,
   findMonitor,
   findMonitorByIdentity,
+  findMonitors,
   findMonitorsByName,
   listMonitors,
   lockMonitor,
+  lockMonitorAndNamesake,
   monitorRowToMonitor,
   upsertMonitorRow,
   type MonitorFilter,
   type MonitorIdentity,
+  type MonitorRow,
 } from './monitor.repository.js';
 import { monitorSchemaMigrations, type MonitorSchemaMigration } from './monitor-schema-migrations.js';
 import { jsonColumn } from '../db/json-column.js';
@@ -53,6 +56,18 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** If-Match: checked on the locked row, in the write's transaction, so two writers with one ETag cannot both win. */
   ifMatch?: Precondition | undefined;
+  /** What a bulk write read once for all its items (readStored), instead of each item reading it again. */
+  stored?: StoredState | undefined;
+}
+
+/**
+ * The rows of a bulk write's ids and the organization's quotas, read in two statements before its items are written
+ * (docs/adr/0085-hub-cost-of-a-monitor-sync.md): an item whose definition its row already holds is answered from
+ * them without a transaction, and a written item's transaction does not read the quotas again.
+ */
+export interface StoredState {
+  rows: ReadonlyMap<string, MonitorRow>;
+  quotas: OrganizationQuotas;
 }
 
 export interface UpsertOutcome {
@@ -67,6 +82,11 @@ class DryRunRollback extends Error {
     super('dry run: rolled back');
     this.name = new.target.name;
   }
+}
+
+/** Whether the row stores `definition` as it is, under the current schema version: writing it changes nothing. */
+function holds(row: MonitorRow, definition: MonitorDefinition): boolean {
+  return row.schema_version === MONITOR_SCHEMA_VERSION && diffJson(row.definition, definition).length === 0;
 }
 
 function identityOf(definition: MonitorDefinition): MonitorIdentity {
@@ -112,22 +132,21 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     id: string,
     definition: MonitorDefinition,
     ifMatch: Precondition | undefined,
+    known: OrganizationQuotas | undefined,
   ) {
-    const quotas = await readOrganizationQuotas(tx, organizationId, policy.defaults);
+    const quotas = known ?? (await readOrganizationQuotas(tx, organizationId, policy.defaults));
     checkDefinitionQuotas(definition, quotas);
-    const existing = await lockMonitor(tx, organizationId, id);
+    // The row and the one holding the definition's name, if another does, in one statement (both locked).
+    const rows = await lockMonitorAndNamesake(tx, organizationId, id, identityOf(definition));
+    const existing = rows.find((row) => row.id === id);
     checkPrecondition(ifMatch, id, existing && monitorRowToMonitor(existing));
     const counted = (existing === undefined && quotas.monitors > 0) || quotas.runsKept > 0;
     if (counted) await lockOrganizationQuotas(tx, organizationId);
     if (existing === undefined && quotas.monitors > 0)
       checkMonitorCountQuota(await countMonitors(tx, organizationId), quotas);
-    const clash = await findMonitorByIdentity(tx, organizationId, identityOf(definition));
-    if (clash !== undefined && clash.id !== id) throw identityConflict(clash.id, identityOf(definition));
-    if (
-      existing !== undefined &&
-      existing.schema_version === MONITOR_SCHEMA_VERSION &&
-      diffJson(existing.definition, definition).length === 0
-    ) {
+    const clash = rows.find((row) => row.id !== id);
+    if (clash !== undefined) throw identityConflict(clash.id, identityOf(definition));
+    if (existing !== undefined && holds(existing, definition)) {
       return { monitor: monitorRowToMonitor(existing), created: false, changed: false };
     }
     const now = clock.now();
@@ -153,6 +172,27 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     return { monitor, created: existing === undefined, changed: true };
   }
 
+  /**
+   * The answer of a write that would change nothing, read without a transaction (two statements, or none in a
+   * bulk): the row already holds the definition under the current schema version, so its name is its own (the
+   * identity is unique) and nothing is written; only the definition's quotas may still refuse it, as they would in
+   * the transaction. Undefined when the write changes something, or has an If-Match to check on the locked row.
+   */
+  async function unchangedOutcome(
+    organizationId: string,
+    id: string,
+    definition: MonitorDefinition,
+    options: WriteOptions,
+  ): Promise<UpsertOutcome | undefined> {
+    if (options.ifMatch !== undefined) return undefined;
+    const row = options.stored ? options.stored.rows.get(id) : await findMonitor(db, organizationId, id);
+    if (row === undefined || !holds(row, definition)) return undefined;
+    const quotas =
+      options.stored?.quotas ?? (await readOrganizationQuotas(db, organizationId, policy.defaults));
+    checkDefinitionQuotas(definition, quotas);
+    return { monitor: monitorRowToMonitor(row), created: false, changed: false };
+  }
+
   async function upsert(
     organizationId: string,
     id: string,
@@ -161,9 +201,18 @@ export function createMonitorService(deps: MonitorServiceDeps) {
   ): Promise<UpsertOutcome> {
     checkLocations(definition);
     checkEgress(definition);
+    const unchanged = await unchangedOutcome(organizationId, id, definition, options);
+    if (unchanged !== undefined) return unchanged;
     try {
       return await db.transaction().execute(async (tx) => {
-        const outcome = await upsertInTransaction(tx, organizationId, id, definition, options.ifMatch);
+        const outcome = await upsertInTransaction(
+          tx,
+          organizationId,
+          id,
+          definition,
+          options.ifMatch,
+          options.stored?.quotas,
+        );
         // A dry run goes through every check, the dependants' included, and then rolls all of it back.
         if (options.dryRun === true) throw new DryRunRollback(outcome);
         return outcome;
@@ -181,6 +230,15 @@ export function createMonitorService(deps: MonitorServiceDeps) {
 
   return {
     upsert,
+
+    /** The rows of `ids` and the quotas, read once for a bulk write's items (StoredState). */
+    async readStored(organizationId: string, ids: readonly string[]): Promise<StoredState> {
+      const [rows, quotas] = await Promise.all([
+        findMonitors(db, organizationId, ids),
+        readOrganizationQuotas(db, organizationId, policy.defaults),
+      ]);
+      return { rows: new Map(rows.map((row) => [row.id, row])), quotas };
+    },
 
     create(
       organizationId: string,

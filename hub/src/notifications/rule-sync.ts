@@ -97,9 +97,10 @@ export function notificationRuleDependant(clock: Clock): MonitorDependant {
     async sync(tx, change) {
       const { organizationId, monitor } = change;
       if (change.kind === 'delete') return; // the rules go with the monitor (foreign key cascade)
-      const existing = new Map(
-        (await listRulesOfMonitor(tx, organizationId, monitor.id)).map((r) => [r.identity_hash, r]),
-      );
+      // A monitor created by this change has no rules yet (they go with it by the foreign key): nothing to read.
+      const stored =
+        change.previous === undefined ? [] : await listRulesOfMonitor(tx, organizationId, monitor.id);
+      const existing = new Map(stored.map((r) => [r.identity_hash, r]));
       const now = clock.now();
       const fresh = [];
       const kept = new Set<string>();

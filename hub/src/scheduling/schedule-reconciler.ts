@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { findMonitor, listAllMonitors, monitorRowToMonitor } from '../monitors/monitor.repository.js';
+import { findMonitorsByKeys, listAllMonitors, monitorRowToMonitor } from '../monitors/monitor.repository.js';
 import { deleteScheduleChanges, lockScheduleChanges } from './schedule-outbox.repository.js';
 import type { RunQueue, RunSchedule } from '../runs/run-queue.js';
 import type { ListedSchedule, ScheduleStore } from '../runs/schedule-store.js';
@@ -15,12 +15,21 @@ const OUTBOX_BATCH = 500;
 export async function drainScheduleOutbox(db: Db, schedules: ScheduleStore): Promise<number> {
   return db.transaction().execute(async (tx) => {
     const rows = await lockScheduleChanges(tx, OUTBOX_BATCH);
+    // Every row's monitor in one statement, not one each (docs/adr/0085-hub-cost-of-a-monitor-sync.md).
+    const monitors = new Map(
+      (
+        await findMonitorsByKeys(
+          tx,
+          rows.map((row) => ({ organizationId: row.organization_id, id: row.monitor_id })),
+        )
+      ).map((monitor) => [`${monitor.organization_id}/${monitor.id}`, monitor]),
+    );
     for (const row of rows) {
       // A deleted monitor's row names every location it had; a changed one names those it left.
       for (const location of row.removed_locations) {
         await schedules.removeSchedule(location, scheduleId(row.organization_id, row.monitor_id, location));
       }
-      const monitor = await findMonitor(tx, row.organization_id, row.monitor_id);
+      const monitor = monitors.get(`${row.organization_id}/${row.monitor_id}`);
       if (monitor === undefined) continue;
       for (const schedule of desiredSchedules(row.organization_id, monitorRowToMonitor(monitor))) {
         await schedules.upsertSchedule(schedule);
