@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../hub/src/auth/api-keys.js';
 import {
   claimRedisDatabase,
@@ -6,10 +6,9 @@ import {
   type ClaimedRedisDatabase,
   type TestDatabase,
 } from '../harness/database.js';
-import { eventually } from '../harness/eventually.js';
 import { startMeerkatProcesses, type MeerkatProcess } from '../harness/processes.js';
 import { apiCaller, startReceiver, type ApiCall, type Receiver } from '../metrics/live-activity.js';
-import { monitorBody } from '../metrics/metrics-fixtures.js';
+import { expectTickingMonitorChecked } from './ticking-monitor.js';
 
 // A small release without a scheduler process (docs/adr/0067-scheduler-in-a-worker.md): `meerkat hub` and one
 // `meerkat worker --with-scheduler` over one database and one Redis. Its roles share one pool
@@ -57,21 +56,6 @@ describe.each([
   });
 
   it('schedules a new monitor and checks it, with no scheduler process', async () => {
-    const ticking = {
-      ...monitorBody('ticking'),
-      frequency: { every: 1 / 6, unit: 'MINUTE' },
-      nodes: [{ ...monitorBody('ticking').nodes[0], base: receiver.url, path: '/ok' }],
-    };
-    expect((await call('PUT', '/monitor/ticking', ticking)).status).toBe(201);
-    const completed = await eventually(async () => {
-      const answer = await call('GET', '/runs/?monitorId=ticking');
-      const runs = ((await answer.json()) as { data: Array<{ status: string }> }).data;
-      return runs.filter((r) => r.status === 'completed').length >= 2 ? runs : undefined;
-    }, 45_000);
-    expect(completed.filter((r) => r.status === 'completed').length).toBeGreaterThanOrEqual(2);
-    const output = processes[1]!.process.output();
-    // No query gave up waiting for a connection, and nothing (the sync, the audit, maintenance) logged an error.
-    expect(output).not.toContain('timeout exceeded when trying to connect');
-    expect(output).not.toContain('"level":50');
+    await expectTickingMonitorChecked(call, receiver, () => processes[1]!.process.output());
   }, 60_000);
 });
