@@ -131,6 +131,68 @@ describe('the command line of bench:compare', () => {
     expect(settings.DATABASE_POOL_SIZE).toBe(2);
   });
 
+  it("takes session 28's documented one-process runs as written, each --env a setting the hub reads", () => {
+    // docs/benchmarks.md "Memory of the split in one process (session 28)" and ADR 0086.
+    const base = [
+      '--production',
+      '--monitors',
+      '2000',
+      '--every',
+      '20',
+      '--warmup',
+      '60',
+      '--window',
+      '120',
+      '--worker-in-hub',
+      '--scheduler-in-worker',
+    ];
+    const runs = [
+      ['--systems', 'split,blackbox', '--env=hub:NODE_OPTIONS=--max-semi-space-size=2'],
+      [
+        '--systems',
+        'split',
+        '--env=hub:NODE_OPTIONS=--max-semi-space-size=2',
+        '--env=hub:DATABASE_POOL_SIZE=3',
+      ],
+      [
+        '--systems',
+        'split',
+        '--env=hub:NODE_OPTIONS=--max-semi-space-size=2',
+        '--env=hub:DATABASE_POOL_SIZE=5',
+      ],
+      ['--systems', 'split', '--env=hub:DATABASE_POOL_SIZE=5'],
+      [
+        '--systems',
+        'split',
+        '--env=hub:NODE_OPTIONS=--max-semi-space-size=2',
+        '--env=hub:HEAP_BUDGET_MIB=110',
+      ],
+    ].map((extra) => parseCompareOptions([...base, ...extra]));
+    for (const options of runs) {
+      expect(options['worker-in-hub']).toBe(true);
+      expect(options['scheduler-in-worker']).toBe(true);
+    }
+    const hubEnv = Object.assign({}, ...runs.map((options) => options.env.hub)) as Record<string, string>;
+    expect(hubEnv).toEqual({
+      NODE_OPTIONS: '--max-semi-space-size=2',
+      DATABASE_POOL_SIZE: '5',
+      HEAP_BUDGET_MIB: '110',
+    });
+    const settings = loadSettings(
+      {
+        DATABASE_URL: 'postgres://127.0.0.1:5432/meerkat',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        SECRETS_KEY: 'ab'.repeat(32),
+        AUTH_API_KEYS: `bench:admin:${'ab'.repeat(32)}`,
+        DATABASE_POOL_SIZE: hubEnv.DATABASE_POOL_SIZE,
+        HEAP_BUDGET_MIB: hubEnv.HEAP_BUDGET_MIB,
+      },
+      'hub',
+    );
+    expect(settings.DATABASE_POOL_SIZE).toBe(5);
+    expect(settings.HEAP_BUDGET_MIB).toBe(110);
+  });
+
   it("sets MALLOC_ARENA_MAX of Meerkat's processes only when asked, to a count of 1 to 64", () => {
     expect(parseCompareOptions(['--malloc-arena-max', '2'])['malloc-arena-max']).toBe(2);
     expect(parseCompareOptions([])['malloc-arena-max']).toBeUndefined();
