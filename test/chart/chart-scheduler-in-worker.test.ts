@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { JOB_THEN_TWO_WORKER_LOCATIONS } from './chart-locations.js';
 import { chartDir, renderChart, type KubeObject } from './render-chart.js';
 
 type Deployment = KubeObject & {
@@ -61,20 +62,7 @@ describe('scheduler.inWorker', () => {
       defaults,
       valuesFile(
         'locations.yaml',
-        [
-          'scheduler:',
-          '  inWorker: true',
-          'locations:',
-          '  - name: jobs',
-          '    executor: job',
-          '    job: { namespace: meerkat-runners, apiKeySecret: { name: meerkat-runner, key: api-key } }',
-          '  - name: eu',
-          '    executor: worker',
-          '    worker: { replicas: 1 }',
-          '  - name: us',
-          '    executor: worker',
-          '',
-        ].join('\n'),
+        ['scheduler:', '  inWorker: true', ...JOB_THEN_TWO_WORKER_LOCATIONS, ''].join('\n'),
       ),
     ]);
     const argsOf = (name: string) => deployment(chart, name).spec.template.spec.containers[0]?.args;

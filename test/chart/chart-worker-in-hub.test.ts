@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { JOB_LOCATION, JOB_THEN_TWO_WORKER_LOCATIONS } from './chart-locations.js';
 import { chartDir, renderChart, type KubeObject, type RenderedChart } from './render-chart.js';
 
 type Deployment = KubeObject & { spec: { template: { spec: { containers: { args: string[] }[] } } } };
@@ -61,14 +62,7 @@ describe('worker.inHub', () => {
         '  inHub: true',
         'scheduler:',
         '  inWorker: true',
-        'locations:',
-        '  - name: jobs',
-        '    executor: job',
-        '    job: { namespace: meerkat-runners, apiKeySecret: { name: meerkat-runner, key: api-key } }',
-        '  - name: eu',
-        '    executor: worker',
-        '  - name: us',
-        '    executor: worker',
+        ...JOB_THEN_TWO_WORKER_LOCATIONS,
         '',
       ].join('\n'),
     );
@@ -84,18 +78,7 @@ describe('worker.inHub', () => {
 
   it('refuses a release without a worker location, naming the value', () => {
     expect(() =>
-      render(
-        'jobs-only.yaml',
-        [
-          'worker:',
-          '  inHub: true',
-          'locations:',
-          '  - name: jobs',
-          '    executor: job',
-          '    job: { namespace: meerkat-runners, apiKeySecret: { name: meerkat-runner, key: api-key } }',
-          '',
-        ].join('\n'),
-      ),
+      render('jobs-only.yaml', ['worker:', '  inHub: true', 'locations:', ...JOB_LOCATION, ''].join('\n')),
     ).toThrow(/worker.inHub needs a location whose executor is worker/);
   });
 
