@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../hub/src/db/database.js';
 import { findRun, type RunResult } from '../../hub/src/runs/run.repository.js';
 import { createScheduledRunWriter } from '../../hub/src/worker/scheduled-run-writer.js';
+import { apiAnswer } from '../../bench/api-answer.js';
 import { databaseEngines } from '../harness/engines.js';
 import { insertMonitorRow } from './run-rows.js';
 
@@ -10,30 +11,8 @@ import { insertMonitorRow } from './run-rows.js';
 // PostgreSQL compresses its steps in the row (docs/adr/0087-postgres-compression-of-run-steps.md); what the API
 // reads back must be what was written, byte for byte.
 const SLOT = Date.parse('2026-03-02T10:15:00Z');
-const regions = ['eu-west-1', 'us-east-1', 'ap-southeast-2'];
-const services = [
-  'checkout',
-  'payments',
-  'search',
-  'inventory',
-  'accounts',
-  'shipping',
-  'pricing',
-  'reviews',
-];
-const answer = JSON.stringify({
-  status: 'ok',
-  note: 'naïve “quotes” – and an emoji 🦦 kept as sent',
-  version: '4.18.2+build.20261127.7c1e9b3',
-  dependencies: services.map((name, i) => ({
-    name: `${name}-svc`,
-    status: i === 5 ? 'degraded' : 'healthy',
-    latencyMs: [12, 48, 7, 131, 23, 402, 17, 66][i],
-    endpoint: `https://${name}.internal.acme-store.example:8443/healthz`,
-    region: regions[i % 3],
-    lastIncident: i % 3 === 0 ? null : `INC-${20000 + i * 137}`,
-  })),
-});
+// The bench target's answer (bench/api-answer.ts), with text that is not ASCII where the excerpt keeps it.
+const answer = JSON.stringify({ note: 'naïve “quotes” – and an emoji 🦦 kept as sent', ...apiAnswer() });
 const excerpt = `${answer.slice(0, 1024)}…`;
 if (answer.length <= 1024) throw new Error('the answer must fill the excerpt');
 
