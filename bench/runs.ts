@@ -42,6 +42,9 @@ const { values } = parseArgs({
     // After the window, fold the compacted runs as the scheduler will once their hour is RUN_FOLD_AFTER_MINUTES
     // past (docs/adr/0061), and report what the folds cost (bench/storage.ts).
     'fold-at-end': { type: 'boolean', default: false },
+    // What the target answers: `small` (31 bytes of JSON, the default) or `api` (about 1.6 KB of a JSON API's answer,
+    // of which a run keeps the first 1 KiB: a row past PostgreSQL's 2 KB toast threshold, docs/adr/0087).
+    'target-body': { type: 'string', default: 'small' },
   },
 });
 const monitors = Number(values.monitors);
@@ -52,6 +55,9 @@ if (!Number.isFinite(warmupSeconds) || warmupSeconds < 0 || warmupSeconds > 3600
   throw new Error(`--warmup: ${values.warmup} is not a number of seconds from 0 to 3600`);
 }
 const concurrency = Number(values.concurrency);
+const targetBody = values['target-body'] ?? 'small';
+if (targetBody !== 'small' && targetBody !== 'api')
+  throw new Error(`--target-body: ${targetBody} is not small or api`);
 const log = pino({ level: 'warn' });
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -64,7 +70,7 @@ async function startTarget(): Promise<{ url: string; stop(): void; pid: number }
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', new URL('./target.ts', import.meta.url).pathname],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_TARGET_BODY: targetBody } },
   );
   const port = await new Promise<string>((resolve) =>
     child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),

@@ -3,8 +3,12 @@
 // requests it has answered so far (itself not counted), so a benchmark can count the checks that reached it.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { apiAnswer } from './api-answer.js';
 
-const body = JSON.stringify({ status: 'ok', items: [1, 2, 3] });
+// BENCH_TARGET_BODY=api: a real service's answer instead of the small default (bench/api-answer.ts).
+const body = JSON.stringify(
+  process.env.BENCH_TARGET_BODY === 'api' ? apiAnswer() : { status: 'ok', items: [1, 2, 3] },
+);
 let answered = 0;
 const server = createServer((req, res) => {
   if (req.url === '/requests') {
