@@ -23,6 +23,9 @@ describe('npm run bench', () => {
         '1',
         '--details-at-insert',
         'compact-unchanged',
+        // A real service's answer (docs/benchmarks.md, "WAL per run (session 29)").
+        '--target-body',
+        'api',
       ]);
       expect(output).toContain('scheduler and worker started; warming up for 12 s');
       expect(output).toMatch(/^\| 20 \| 10 s \| 20 s \| \d+ \|/m);
@@ -34,6 +37,12 @@ describe('npm run bench', () => {
   it('refuses a warm-up that is not a number of seconds', async () => {
     const { code, output } = await runBenchScript('bench', ['--warmup', 'soon']);
     expect(output).toContain('--warmup: soon is not a number of seconds from 0 to 3600');
+    expect(code).not.toBe(0);
+  });
+
+  it('refuses a target body it does not know', async () => {
+    const { code, output } = await runBenchScript('bench', ['--target-body', 'huge']);
+    expect(output).toContain('--target-body: huge is not small or api');
     expect(code).not.toBe(0);
   });
 });
