@@ -32,7 +32,9 @@ describe('textArrayLiteral', () => {
 /** pg's own literal of an array parameter (`prepareValue`, which `escapeElement` quotes elements for). */
 function preparedByPg(values: ReadonlyArray<string | null>): string {
   // pg's utils are not in its types; prepareValue is what the client calls on every parameter.
-  const utils = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
+  const utils = createRequire(import.meta.url)('pg/lib/utils.js') as {
+    prepareValue(value: unknown): unknown;
+  };
   return String(utils.prepareValue(values));
 }
 
@@ -53,7 +55,9 @@ describe('text and timestamp array parameters in PostgreSQL', () => {
     // PostgreSQL text cannot hold U+0000, and pg sends a lone surrogate as U+FFFD: both are left out here.
     const values = awkward.map((value) => (value === null ? null : value.replace(/\ud800/, '')));
     const { rows } = await sql<{ value: string | null; n: string }>`
-      select value, n from unnest(${textArray(values)}) with ordinality as u(value, n) order by n`.execute(db);
+      select value, n from unnest(${textArray(values)}) with ordinality as u(value, n) order by n`.execute(
+      db,
+    );
     expect(rows.map((row) => row.value)).toEqual(values);
   });
 
@@ -61,6 +65,8 @@ describe('text and timestamp array parameters in PostgreSQL', () => {
     const dates = [new Date('2026-11-30T12:00:00.123Z'), null, new Date(0)];
     const { rows } = await sql<{ at: Date | null }>`
       select at from unnest(${timestampArray(dates)}) with ordinality as u(at, n) order by n`.execute(db);
-    expect(rows.map((row) => row.at?.toISOString() ?? null)).toEqual(dates.map((date) => date?.toISOString() ?? null));
+    expect(rows.map((row) => row.at?.toISOString() ?? null)).toEqual(
+      dates.map((date) => date?.toISOString() ?? null),
+    );
   });
 });

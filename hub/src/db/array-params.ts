@@ -7,6 +7,7 @@ import { sql, type RawBuilder } from 'kysely';
  * What JSON.stringify would escape besides `"` and `\`: control characters and (lone) surrogates. A string with none
  * is quoted by JSON.stringify exactly as PostgreSQL's array literal quotes it.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what this looks for
 const JSON_ESCAPES_MORE = /[\u0000-\u001f\ud800-\udfff]/;
 
 /**
@@ -15,7 +16,9 @@ const JSON_ESCAPES_MORE = /[\u0000-\u001f\ud800-\udfff]/;
  * of pg's two regular-expression replaces on a run's JSON columns (docs/adr/0088-cheaper-text-array-parameters.md).
  */
 const quoteElement = (value: string): string =>
-  JSON_ESCAPES_MORE.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : JSON.stringify(value);
+  JSON_ESCAPES_MORE.test(value)
+    ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+    : JSON.stringify(value);
 
 /** PostgreSQL's literal of a one-dimensional array of text values or nulls, what pg would send for the array. */
 export function textArrayLiteral(values: ReadonlyArray<string | null>): string {
