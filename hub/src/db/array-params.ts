@@ -13,7 +13,8 @@ const JSON_ESCAPES_MORE = /[\u0000-\u001f\ud800-\udfff]/;
 /**
  * One element of an array literal, as node-postgres's `escapeElement` writes it (`\` and `"` behind a backslash,
  * in double quotes), through JSON.stringify where that writes the same: V8's native quoting takes about half the CPU
- * of pg's two regular-expression replaces on a run's JSON columns (docs/adr/0088-cheaper-text-array-parameters.md).
+ * of pg's two regular-expression replaces on a run's JSON columns
+ * (docs/adr/0088-cheaper-http-requests-and-array-parameters.md).
  */
 const quoteElement = (value: string): string =>
   JSON_ESCAPES_MORE.test(value)

@@ -6,8 +6,8 @@ import { ResponseBodyError } from './step-errors.js';
 type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
 
 // One HTTP request through `dispatcher.dispatch` with a handler that keeps the body's chunks, instead of undici's
-// `request()`: that one makes, a request, an AsyncResource, a Readable body stream and its async iterator's
-// promises, about 2.4 times the worker's CPU of this for a small answer on loopback (docs/adr/0088). What a caller
+// `request()`, which makes a handler (an AsyncResource), a Readable body stream and its async iterator's
+// promises: 1.15-1.4x the client's CPU of this a small answer on loopback (docs/adr/0088). What a caller
 // sees is what `request()` gave: the status and headers as soon as they are known, then the body, or the error
 // that ended the request (the signal's reason when it aborted it).
 
