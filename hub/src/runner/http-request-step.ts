@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import type { DispatchedResponse } from './dispatched-request.js';
 import { sendFollowingRedirects, type RedirectHop } from './redirect-hops.js';
 import { RequestProbe } from './request-timings.js';
 import { receiveBody } from './response-body.js';
@@ -28,7 +28,7 @@ async function sendWithinTimeout(
   target: RequestTarget,
   context: StepContext,
   probe: RequestProbe,
-  onHeaders: (response: Dispatcher.ResponseData) => void,
+  onHeaders: (response: DispatchedResponse) => void,
   onRedirect: (hop: RedirectHop) => void,
 ) {
   const timeoutMs = node.timeout_ms ?? context.requestTimeoutMs;

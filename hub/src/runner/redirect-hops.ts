@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { dispatchRequest, type DispatchedResponse } from './dispatched-request.js';
 import type { RequestTarget } from './request-target.js';
 import { MAX_REDIRECTS } from './run-outcome.js';
 import { describeError, RedirectError } from './step-errors.js';
@@ -35,7 +36,7 @@ export interface RedirectOptions {
   safeHeaders: ReadonlySet<string>;
   /** Told each redirect as it is followed. */
   onRedirect(hop: RedirectHop): void;
-  /** Makes each hop's request, `start` calling undici's `request()` (request-timings.ts: the step's probe). */
+  /** Makes each hop's request, `start` dispatching it synchronously (request-timings.ts: the step's probe). */
   startRequest<T>(start: () => T): T;
 }
 
@@ -90,7 +91,7 @@ function nextRequest(
   };
 }
 
-function locationOf(response: Dispatcher.ResponseData): string | undefined {
+function locationOf(response: DispatchedResponse): string | undefined {
   const location = response.headers.location;
   return Array.isArray(location) ? location[0] : location;
 }
@@ -110,11 +111,11 @@ function resolveLocation(location: string, from: string, status: number): URL {
 async function send(hop: Outgoing, redirects: number, options: RedirectOptions) {
   try {
     return await options.startRequest(() =>
-      request(hop.url, {
-        dispatcher: options.dispatcher,
+      dispatchRequest(options.dispatcher, {
+        url: hop.url,
         method: hop.method,
         headers: hop.headers,
-        body: hop.body ?? null,
+        body: hop.body,
         signal: options.signal,
       }),
     );
@@ -130,7 +131,7 @@ export async function sendFollowingRedirects(
   target: RequestTarget,
   method: string,
   options: RedirectOptions,
-): Promise<Dispatcher.ResponseData> {
+): Promise<DispatchedResponse> {
   let current: Outgoing = { url: target.url, method, headers: target.headers, body: target.body };
   for (let redirects = 0; ; redirects += 1) {
     const response = await send(current, redirects, options);

@@ -6,7 +6,7 @@ import { readTlsFacts, type TlsFacts } from './tls-facts.js';
 
 // How timings are taken. A connection's phases are measured by the runner's connector from socket events
 // (lookup, connect, secureConnect). Which connection served which request is learned from undici's diagnostics
-// channels: `undici:request:create` is published synchronously inside `request()`, so the probe the step set
+// channels: `undici:request:create` is published synchronously inside the dispatch, so the probe the step set
 // around that call (`RequestProbe.start`) is the one its request reports to; `undici:client:sendHeaders` then
 // names the socket. A connection's phases are reported by the first request it serves; a reused pooled connection
 // has none. No AsyncLocalStorage: one would turn on Node's promise hooks for every promise of the worker
@@ -24,7 +24,7 @@ interface ConnectionTimings {
 
 const connectionTimings = new WeakMap<Socket, ConnectionTimings>();
 const probeOfRequest = new WeakMap<object, RequestProbe>();
-/** The probe of the `request()` call being made, for `undici:request:create`; unset outside `RequestProbe.start`. */
+/** The probe of the request being dispatched, for `undici:request:create`; unset outside `RequestProbe.start`. */
 let startingProbe: RequestProbe | undefined;
 
 /** What one HTTP step learned about its request while it ran. */
@@ -36,7 +36,7 @@ export class RequestProbe {
   /** The TLS facts of the connection the last request (after redirects, the final one) went over. */
   tls: TlsFacts | undefined;
 
-  /** Calls `start`, which makes one undici request synchronously (`request()`): that request reports to this probe. */
+  /** Calls `start`, which dispatches one undici request synchronously: that request reports to this probe. */
   start<T>(start: () => T): T {
     return startReportingTo(this, start);
   }

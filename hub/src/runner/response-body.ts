@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { MonitorNode } from '../contract/monitor-definition.js';
+import type { DispatchedResponse } from './dispatched-request.js';
 import { findJsonSyntaxFault } from './json-syntax-error.js';
 import { ResponseBodyError } from './step-errors.js';
 
@@ -13,47 +13,15 @@ export interface ReceivedBody {
   json: unknown;
 }
 
-/**
- * Reads the body up to `maxBytes`. A larger body fails the request as soon as it is known to be larger (from
- * content-length, or when the count passes the limit) and the rest is not read: a runner serving many monitors
- * must not buffer an unexpected download.
- */
-async function readCapped(
-  // undici's body yields Buffers (it is never given an encoding); Readable types its chunks as any.
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  declaredLength: number,
-  maxBytes: number,
-) {
-  const tooLarge = (what: string, bytesRead: number) =>
-    new ResponseBodyError(
-      `the response body is over the ${maxBytes}-byte limit (${what}); not read further`,
-      bytesRead,
-    );
-  if (declaredLength > maxBytes) {
-    body.destroy();
-    throw tooLarge(`content-length ${declaredLength}`, 0);
-  }
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > maxBytes) {
-      body.destroy();
-      throw tooLarge(`${bytes} bytes so far`, bytes);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, bytes);
-}
-
 /** Reads and interprets a response body as the node's `response_format` asks; a mismatch fails the request. */
 export async function receiveBody(
-  response: Dispatcher.ResponseData,
+  response: DispatchedResponse,
   format: ResponseFormat,
   maxBytes: number,
 ): Promise<ReceivedBody> {
-  const declared = Number(response.headers['content-length'] ?? 0);
-  const raw = await readCapped(response.body, Number.isFinite(declared) ? declared : 0, maxBytes);
+  // A larger body fails the request as soon as it is known to be larger (from content-length, or when the count
+  // passes the limit) and the rest is not read: a runner serving many monitors must not buffer an unexpected download.
+  const raw = await response.body.read(maxBytes);
   const text = raw.toString('utf8');
   const status = response.statusCode;
   if (format === 'NO_CONTENT' && raw.length > 0) {
