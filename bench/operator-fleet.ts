@@ -242,6 +242,8 @@ async function main(): Promise<void> {
         hubRequests: sumOf(hub, requests),
         hubRefused: sumOf(hub, requests, (l) => l.includes('status_class="4xx"')),
         hubWrites: sumOf(hub, requests, (l) => !l.includes('method="GET"')),
+        // Checks the hub started (each one's lateness observed once): the synced Monitors' runs in its process.
+        hubRuns: sumOf(hub, 'meerkat_run_schedule_delay_seconds_count'),
       };
     };
 
@@ -309,6 +311,7 @@ async function main(): Promise<void> {
       `API server requests by kind: ${describeGrowth(before.apiserverByKind, atSync.apiserverByKind, names.length)}`,
     );
     say(`hub requests by kind: ${describeGrowth(before.hubByKind, atSync.hubByKind, names.length)}`);
+    say(`checks the hub started during the sync: ${atSync.hubRuns - before.hubRuns}`);
 
     // Each Monitor's first run lands after its sync and moves its health once (a status write, a metrics read):
     // the steady state starts when every Monitor shows its first run and one more health sweep has passed.
