@@ -7,10 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { MonitorResource } from '../operator/src/monitor-resource-status.js';
 import { processTreeCpuSeconds } from './process-cpu.js';
 
-/** The operator's `meerkat_operator_queue_depth` from its /metrics text. */
+/** The operator's `meerkat_operator_queue_depth` from its /metrics text (with the registry's default labels). */
 export function queueDepthOf(text: string): number {
-  const line = text.split('\n').find((each) => each.startsWith('meerkat_operator_queue_depth '));
-  return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+  const value = /^meerkat_operator_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+  return value === undefined ? Number.NaN : Number(value);
 }
 
 export interface TimelineRow {
@@ -38,7 +38,9 @@ export function syncedAtMs(item: Stamped): number | undefined {
  * listed are Synced. The API server stamps whole seconds: a Monitor stamped within the step's second counts in it.
  */
 export function syncTimeline(items: readonly Stamped[], startedMs: number, stepSeconds = 5): TimelineRow[] {
-  const created = items.map((item) => Date.parse(item.metadata.creationTimestamp ?? '')).filter(Number.isFinite);
+  const created = items
+    .map((item) => Date.parse(item.metadata.creationTimestamp ?? ''))
+    .filter(Number.isFinite);
   const synced = items.map(syncedAtMs).filter((at): at is number => at !== undefined);
   const last = Math.max(startedMs, ...created, ...synced);
   const rows: TimelineRow[] = [];

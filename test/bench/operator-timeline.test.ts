@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { coresBetween, lastSyncedSeconds, queueDepthOf, syncTimeline } from '../../bench/operator-timeline.js';
+import {
+  coresBetween,
+  lastSyncedSeconds,
+  queueDepthOf,
+  syncTimeline,
+} from '../../bench/operator-timeline.js';
 import type { MonitorResource } from '../../operator/src/monitor-resource-status.js';
 
 const started = Date.parse('2026-11-30T12:00:00.400Z');
@@ -53,8 +58,10 @@ describe('the cores of each step', () => {
 
 describe('the operator’s queue depth', () => {
   it('reads the gauge from the operator’s metrics, NaN when absent', () => {
-    const text = '# TYPE meerkat_operator_queue_depth gauge\nmeerkat_operator_queue_depth 42\n';
+    const text =
+      '# TYPE meerkat_operator_queue_depth gauge\nmeerkat_operator_queue_depth{process="operator"} 42\n';
     expect(queueDepthOf(text)).toBe(42);
+    expect(queueDepthOf('meerkat_operator_queue_depth 7\n')).toBe(7);
     expect(queueDepthOf('')).toBeNaN();
   });
 });
