@@ -37,7 +37,8 @@ async function bulkSizes(monitors: number, workers: number): Promise<number[]> {
         return undefined;
       },
     });
-    for (let index = 0; index < monitors; index += 1) queue.enqueue({ namespace: 'fleet', name: `m-${index}` });
+    for (let index = 0; index < monitors; index += 1)
+      queue.enqueue({ namespace: 'fleet', name: `m-${index}` });
   });
   await finished;
   return sizes;
