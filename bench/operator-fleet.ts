@@ -38,6 +38,14 @@ import { startBenchTarget } from './compare/bench-target.js';
 import { within } from './compare/bounded.js';
 import { buildCompiledCli } from './compiled-cli.js';
 import { monitorResource, processUsage, runToExit } from './fleet-monitors.js';
+import {
+  childrenNamed,
+  coresBetween,
+  lastSyncedSeconds,
+  queueDepthOf,
+  startCpuSampler,
+  syncTimeline,
+} from './operator-timeline.js';
 
 const NAMESPACE = 'bench-fleet';
 const CREATE_CONCURRENCY = 25;
@@ -234,12 +242,23 @@ async function main(): Promise<void> {
         hubRequests: sumOf(hub, requests),
         hubRefused: sumOf(hub, requests, (l) => l.includes('status_class="4xx"')),
         hubWrites: sumOf(hub, requests, (l) => !l.includes('method="GET"')),
+        // Checks the hub started (each one's lateness observed once): the synced Monitors' runs in its process.
+        hubRuns: sumOf(hub, 'meerkat_run_schedule_delay_seconds_count'),
       };
     };
 
     const before = await counters();
     // The profiler's toggle (bench/profile/cpu-profile-on-signal.js): started here, written once all are Synced.
     if (options['cpu-profile-dir'] !== undefined) process.kill(pid, 'SIGUSR2');
+    // Each process's CPU every 5 s from the first creation until all are Synced, for the timeline below.
+    const sampler = startCpuSampler(
+      new Map([
+        ...childrenNamed(['kube-apiserver', 'etcd']),
+        ['hub', dev.process.child.pid ?? 0],
+        ['operator', pid],
+      ]),
+      async () => queueDepthOf(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()),
+    );
     const started = Date.now();
     const names = Array.from({ length: options.monitors }, (_, i) => `fleet-${String(i).padStart(5, '0')}`);
     for (let from = 0; from < names.length; from += CREATE_CONCURRENCY)
@@ -282,14 +301,17 @@ async function main(): Promise<void> {
     const syncedSeconds = (Date.now() - started) / 1000;
     const atSync = { ...(await counters()), ...processUsage(pid) };
     if (options['cpu-profile-dir'] !== undefined) process.kill(pid, 'SIGUSR2');
+    const cpuSamples = sampler.stop();
     if (last.synced !== names.length)
       throw new Error(`only ${last.synced} of ${names.length} Synced after ${options['sync-timeout']} s`);
-    say(`all Synced ${syncedSeconds.toFixed(0)} s after the first creation`);
+    say(`all Synced ${syncedSeconds.toFixed(0)} s after the first creation (the bench's listing saw it)`);
+    sayTimeline(last.items, started, appliedSeconds, cpuSamples);
     // Where the sync's requests went, by kind (the bench's own creations and listings included), and per Monitor.
     say(
       `API server requests by kind: ${describeGrowth(before.apiserverByKind, atSync.apiserverByKind, names.length)}`,
     );
     say(`hub requests by kind: ${describeGrowth(before.hubByKind, atSync.hubByKind, names.length)}`);
+    say(`checks the hub started during the sync: ${atSync.hubRuns - before.hubRuns}`);
 
     // Each Monitor's first run lands after its sync and moves its health once (a status write, a metrics read):
     // the steady state starts when every Monitor shows its first run and one more health sweep has passed.
@@ -372,6 +394,33 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const stop of stops.reverse()) await within('stopping', 60_000, stop()).catch(() => {});
+  }
+}
+
+/**
+ * Created and Synced by 5 s step, against each process's cores in that step; and when the last Monitor became
+ * Synced by its own condition (to the second, not to the bench's polling period).
+ */
+function sayTimeline(
+  items: readonly MonitorResource[],
+  started: number,
+  appliedSeconds: number,
+  samples: Parameters<typeof coresBetween>[0],
+): void {
+  const last = lastSyncedSeconds(items, started);
+  if (last !== undefined)
+    say(
+      `by the Synced conditions: all Synced ${last.toFixed(0)} s after the first creation, ` +
+        `${(last - appliedSeconds).toFixed(0)} s after the last`,
+    );
+  const cores = coresBetween(samples);
+  const names = Object.keys(cores[0]?.cores ?? {});
+  say(`| s | created | Synced | operator's queue | cores: ${names.join(', ')} |`);
+  say('|---|---|---|---|---|');
+  for (const [index, row] of syncTimeline(items, started).entries()) {
+    const step = cores[index];
+    const used = step ? names.map((name) => (step.cores[name] ?? 0).toFixed(2)).join(', ') : '';
+    say(`| ${row.at} | ${row.created} | ${row.synced} | ${step?.queued ?? ''} | ${used} |`);
   }
 }
 

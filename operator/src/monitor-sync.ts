@@ -14,7 +14,7 @@ import { describeHubFailure, HubUnreachableError, isHubRejection } from './hub-a
 import { syncNowHandled, type HubObservation, type RunNowOutcome } from './desired-status.js';
 import { figuresOfRow, healthDiffers, rowLacksLatestRun } from './fleet-health.js';
 import { managedLabels } from './managed-monitors.js';
-import { redactRunError, type LastRunDetails } from './monitor-health.js';
+import { redactRunError, type LastRunDetails, type MonitorHealthFigures } from './monitor-health.js';
 import {
   RUN_NOW_ANNOTATION,
   type MonitorResource,
@@ -138,10 +138,20 @@ async function runNowOutcome(
  * only for a row from a hub older than ADR 0073, which lists no latest run id; the run itself is read once per
  * failed latest run, for its first error.
  */
+/** The figures of a monitor with no run in the hub's period, as a sweep's row with none gives them. */
+const NEVER_RAN: MonitorHealthFigures = {
+  status: 'unknown',
+  runs: { total: 0, successRate: 0 },
+  lastRun: null,
+};
+
 async function readHealth(resource: MonitorResource, deps: ReconcileDependencies) {
   const id = resource.metadata.uid;
   const row = deps.fleetHealth.rowOf(id);
   const now = deps.now();
+  // Not listed yet, and no health in the status (a new Monitor): it has not run, which the status says now, as the
+  // sweep's first row of it would, so that row finds nothing moved and costs no status write of its own (ADR 0089).
+  if (row === undefined && resource.status?.health === undefined) return { figures: NEVER_RAN, details: {} };
   if (row === undefined || !healthDiffers(resource.status, row, now)) return undefined;
   try {
     const figures = rowLacksLatestRun(row) ? await deps.hub.getMonitorMetrics(id) : figuresOfRow(row, now);

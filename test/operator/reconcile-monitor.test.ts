@@ -554,6 +554,20 @@ describe('reconcileMonitor', () => {
     expect(Object.keys(status)).not.toContain('p95Ms');
   });
 
+  it('a new Monitor no sweep has listed says it has not run, so the sweep’s first row of it costs no write (ADR 0089)', async () => {
+    const { hub, resources, deps } = setUp();
+    // Synced before any sweep listed it: no row.
+    await reconcileMonitor(key, { ...deps, fleetHealth: { rowOf: () => undefined } });
+    expect(resources.resource?.status).toMatchObject({ health: 'unknown' });
+    expect(condition(resources, 'Healthy')).toMatchObject({ status: 'Unknown', reason: 'NoRecentRuns' });
+    // The next sweep lists it, not yet run: nothing moved, nothing is written.
+    const noRuns = { runs: { total: 0, successRate: 0 }, latency: { p95DurationMs: 0 } };
+    hub.figures = { status: 'unknown', ...noRuns, lastRun: null };
+    expect(await readsAndWrites({ hub, resources, deps } as ReturnType<typeof setUp>, [hub.figures])).toEqual(
+      [0, 0],
+    );
+  });
+
   it('a new Monitor without runs writes no HealthChanged Event; its first verdict and a later gap do', async () => {
     const { hub, resources, deps, events } = setUp();
     const noRuns = { runs: { total: 0, successRate: 0 }, latency: { p95DurationMs: 0 } };
