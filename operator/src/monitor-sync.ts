@@ -130,14 +130,6 @@ async function runNowOutcome(
   }
 }
 
-/**
- * Health is a view, not the sync: when it cannot be read, the last figures stay and the sync stands. The last fleet
- * sweep's row (fleet-health.ts) says whether health moved, and its figures and latest run are what the status
- * shows (ADR 0073): no per-Monitor metrics read. A Monitor the last sweep did not list (new since: it has not run)
- * keeps its status until the next sweep lists it, so it costs no read either. `GET /metrics/monitors/{id}` stays
- * only for a row from a hub older than ADR 0073, which lists no latest run id; the run itself is read once per
- * failed latest run, for its first error.
- */
 /** The figures of a monitor with no run in the hub's period, as a sweep's row with none gives them. */
 const NEVER_RAN: MonitorHealthFigures = {
   status: 'unknown',
@@ -145,6 +137,15 @@ const NEVER_RAN: MonitorHealthFigures = {
   lastRun: null,
 };
 
+/**
+ * Health is a view, not the sync: when it cannot be read, the last figures stay and the sync stands. The last fleet
+ * sweep's row (fleet-health.ts) says whether health moved, and its figures and latest run are what the status
+ * shows (ADR 0073): no per-Monitor metrics read. A Monitor the last sweep did not list (new since: it has not run)
+ * keeps its status until the next sweep lists it, so it costs no read either; one with no health yet says it has not
+ * run (ADR 0089). `GET /metrics/monitors/{id}` stays
+ * only for a row from a hub older than ADR 0073, which lists no latest run id; the run itself is read once per
+ * failed latest run, for its first error.
+ */
 async function readHealth(resource: MonitorResource, deps: ReconcileDependencies) {
   const id = resource.metadata.uid;
   const row = deps.fleetHealth.rowOf(id);
