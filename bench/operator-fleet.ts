@@ -80,7 +80,7 @@ const options = z
         'sync-timeout': { type: 'string', default: '1800' },
         'settle-timeout': { type: 'string', default: '600' },
         // OPERATOR_WORKERS as the chart leaves it (charts/meerkat/values.yaml, operator.workers).
-        workers: { type: 'string', default: '16' },
+        workers: { type: 'string', default: '64' },
         'cpu-profile-dir': { type: 'string' },
         'operator-node-options': { type: 'string', default: '' },
         'heap-snapshot-dir': { type: 'string' },
