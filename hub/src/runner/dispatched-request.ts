@@ -143,12 +143,17 @@ class CollectingHandler implements Dispatcher.DispatchHandler, ResponseBody {
     });
   }
 
+  /** The body's length as content-length declares it; 0 when absent or not a number. */
+  private declaredLength(): number {
+    const declared = Number(this.headers?.['content-length'] ?? 0);
+    return Number.isFinite(declared) ? declared : 0;
+  }
+
   read(maxBytes: number): Promise<Buffer> {
     this.mode = 'read';
     this.maxBytes = maxBytes;
     if (this.failure === undefined) {
-      const declared = Number(this.headers?.['content-length'] ?? 0);
-      const declaredLength = Number.isFinite(declared) ? declared : 0;
+      const declaredLength = this.declaredLength();
       const over =
         declaredLength > maxBytes
           ? tooLarge(maxBytes, `content-length ${declaredLength}`, 0)
@@ -169,8 +174,7 @@ class CollectingHandler implements Dispatcher.DispatchHandler, ResponseBody {
   async dump(): Promise<void> {
     this.mode = 'dump';
     this.chunks = [];
-    const declared = Number(this.headers?.['content-length'] ?? 0);
-    if (!this.ended && (declared > DUMP_LIMIT_BYTES || this.bytes > DUMP_LIMIT_BYTES))
+    if (!this.ended && (this.declaredLength() > DUMP_LIMIT_BYTES || this.bytes > DUMP_LIMIT_BYTES))
       this.abort(new errors.RequestAbortedError());
     await this.whenSettled();
   }
